@@ -1,0 +1,89 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/**
+ * The two rules every route, header and template obeys (SPEC §3), each defined once, in SQL.
+ * `alias` is the name the `rsc` table has in the surrounding query.
+ */
+
+/**
+ * Anonymous-visible: published, public, inside its publication window.
+ *
+ * ```sql
+ * ("r"."is_published" AND "r"."visibility" = 'public' AND "r"."publication_start" <= now()
+ *   AND ("r"."publication_end" IS NULL OR "r"."publication_end" > now()))
+ * ```
+ */
+export function anonymousVisible(alias = 'rsc'): RawBuilder<SqlBool> {
+  const col = (c: string) => sql.ref(`${alias}.${c}`);
+  return sql<SqlBool>`(${col('is_published')} AND ${col('visibility')} = 'public' AND ${col('publication_start')} <= now() AND (${col('publication_end')} IS NULL OR ${col('publication_end')} > now()))`;
+}
+
+/**
+ * Ids of the categories that are noindex themselves or below a noindex ancestor. Not correlated:
+ * PostgreSQL evaluates it once per query as a hashed subplan.
+ */
+export function noindexCategoryIds(): RawBuilder<number> {
+  return sql<number>`(WITH RECURSIVE noindex_tree(id) AS (
+      SELECT id FROM category WHERE is_noindex
+      UNION
+      SELECT c.id FROM category c JOIN noindex_tree t ON c.parent_id = t.id
+    ) SELECT id FROM noindex_tree)`;
+}
+
+/**
+ * Indexable: the site is not noindex, the resource is not `seo_noindex`, and neither its category
+ * nor any ancestor category is noindex.
+ *
+ * ```sql
+ * (NOT "r"."seo_noindex" AND "r"."category_id" NOT IN (WITH RECURSIVE noindex_tree ...))
+ * ```
+ */
+export function indexable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
+  if (siteNoindex) return sql<SqlBool>`false`;
+  return sql<SqlBool>`(NOT ${sql.ref(`${alias}.seo_noindex`)} AND ${sql.ref(`${alias}.category_id`)} NOT IN ${noindexCategoryIds()})`;
+}
+
+/** Ids of the given categories and all their descendants (cycle-safe). */
+export function categorySubtree(rootIds: readonly number[]): RawBuilder<number> {
+  const roots = rootIds.length ? sql.join(rootIds.map((id) => sql`${id}::bigint`)) : sql`NULL::bigint`;
+  return sql<number>`(WITH RECURSIVE subtree(id) AS (
+      SELECT id FROM category WHERE id IN (${roots})
+      UNION
+      SELECT c.id FROM category c JOIN subtree t ON c.parent_id = t.id
+    ) SELECT id FROM subtree)`;
+}
+
+/** Ids of the categories under `meta` (the vocabulary: categories and predicates themselves). */
+export function metaCategoryIds(): RawBuilder<number> {
+  return sql<number>`(WITH RECURSIVE meta_tree(id) AS (
+      SELECT c.id FROM category c JOIN rsc m ON m.id = c.id WHERE m.name = 'meta'
+      UNION
+      SELECT c.id FROM category c JOIN meta_tree t ON c.parent_id = t.id
+    ) SELECT id FROM meta_tree)`;
+}
+
+/** Not a vocabulary resource (its category is not `meta` or below it). */
+export function notMeta(alias = 'rsc'): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(`${alias}.category_id`)} NOT IN ${metaCategoryIds()})`;
+}
+
+/** How a resource appears to an anonymous visitor. `undefined` when it does not exist at all. */
+export interface Exposure {
+  visible: boolean;
+  indexable: boolean;
+}
+
+/** Evaluates both rules for one resource, by id or unique name, in one query. */
+export async function resourceExposure(
+  db: Kysely<Database>,
+  idOrName: number | string,
+  siteNoindex: boolean,
+): Promise<Exposure | undefined> {
+  const row = await db
+    .selectFrom('rsc as r')
+    .select([anonymousVisible('r').as('visible'), indexable(siteNoindex, 'r').as('indexable')])
+    .where(typeof idOrName === 'number' ? sql<SqlBool>`r.id = ${idOrName}` : sql<SqlBool>`r.name = ${idOrName}`)
+    .executeTakeFirst();
+  return row ? { visible: Boolean(row.visible), indexable: Boolean(row.indexable) } : undefined;
+}

@@ -1,0 +1,84 @@
+import { Kysely, PostgresDialect, PGliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+/** Where the content lives: a PostgreSQL server, an embedded PGlite data directory, or PGlite in memory. */
+export type DatabaseConfig =
+  | { url: string; poolSize?: number; statementTimeoutMs?: number }
+  | { dataDir: string }
+  | { memory: true };
+
+export type BackendKind = 'postgres' | 'pglite';
+
+/** An open content database: the Kysely handle, which backend it is, and how to close it. */
+export interface ContentDatabase {
+  readonly db: Kysely<Database>;
+  readonly kind: BackendKind;
+  /** The pg Pool when the backend is PostgreSQL (for pool statistics and cancellation). */
+  readonly pool: pg.Pool | undefined;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/**
+ * Opens the content database. PostgreSQL when a URL is given (one `pg` Pool; bigint ids are parsed
+ * as numbers), otherwise the embedded PGlite. The same Kysely queries run on both.
+ *
+ * ```ts
+ * const content = await openDatabase({ url: process.env.DATABASE_URL! })
+ * const rows = await content.db.selectFrom('rsc').select('id').execute()
+ * ```
+ */
+export async function openDatabase(config: DatabaseConfig): Promise<ContentDatabase> {
+  if ('url' in config) return openPostgres(config);
+  return openPGlite('dataDir' in config ? config.dataDir : undefined);
+}
+
+async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize ?? 10,
+    connectionTimeoutMillis: 2000,
+    ...(config.statementTimeoutMs ? { statement_timeout: config.statementTimeoutMs } : {}),
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the host process.
+  pool.on('error', () => {});
+  const client = await pool.connect().catch(async (error: unknown) => {
+    await pool.end().catch(() => {});
+    throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);
+  });
+  client.release();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir: string | undefined): Promise<ContentDatabase> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = new PGlite(dataDir);
+  await pglite.waitReady.catch((error: unknown) => {
+    throw new Error(`express-agent-discovery: cannot open the embedded database${dataDir ? ` at ${dataDir}` : ''}: ${(error as Error).message}`);
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    db,
+    kind: 'pglite',
+    pool: undefined,
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

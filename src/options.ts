@@ -1,0 +1,131 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Kysely } from 'kysely';
+import type { Request } from 'express';
+import type { Database } from './db/schema.js';
+
+/** The plugin's own templates directory: always the last in the lookup order. */
+export const PLUGIN_TEMPLATE_DIR = (() => {
+  // Sources live in src/, compiled code in dist/src/: both resolve to the package's templates/.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
+  return path.join(root, 'templates');
+})();
+
+/** What the page-URL builder receives: enough to build the human page URL of a resource. */
+export interface PageUrlInput {
+  id: number;
+  name: string | null;
+  language: string;
+  category: string | null;
+}
+
+/** What the media URL builder receives. */
+export interface MediaUrlInput {
+  id: number;
+  filename: string;
+  mime: string;
+}
+
+/** Which resources a caller of the compatibility model API may see. */
+export type CallerAccess = 'anonymous' | 'all';
+
+/** Default page-URL builder: `/<language>/page/<id>`. */
+export const DEFAULT_PAGE_URL = (r: PageUrlInput): string => `/${r.language}/page/${r.id}`;
+/** Default media download URL builder: `/media/attachment/<filename>`. */
+export const DEFAULT_MEDIA_URL = (m: MediaUrlInput): string => `/media/attachment/${encodeURIComponent(m.filename)}`;
+/** Default ACL hook of the compatibility model API: everyone is anonymous. */
+export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
+
+export const DEFAULT_BUDGET_MS = 5000;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by keyword', 'what does this site publish about a topic'];
+
+const fn = <T extends (...args: any[]) => unknown>(what: string) =>
+  z.custom<T>((v) => typeof v === 'function', { message: `expected a function (${what})` });
+
+const languageCode = z.string().regex(/^[a-z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'expected a language code such as "en" or "pt-br"');
+
+const absoluteHttpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'expected an http or https URL')
+  .refine((u) => !new URL(u).search && !new URL(u).hash, 'must not have a query or fragment');
+
+const kyselyInstance = z.custom<Kysely<Database>>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { selectFrom?: unknown }).selectFrom === 'function',
+  { message: 'expected a Kysely instance' },
+);
+
+const databaseOption = z.union([
+  z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'), poolSize: z.number().int().min(1).max(200).optional() }).strict(),
+  z.object({ dataDir: z.string().min(1) }).strict(),
+  z.object({ memory: z.literal(true) }).strict(),
+  z.object({ kysely: kyselyInstance }).strict(),
+], { error: 'expected { url }, { dataDir }, { memory: true } or { kysely }' });
+
+/** The options schema. Every option and its default is listed in the README's options table. */
+export const optionsSchema = z
+  .object({
+    siteTitle: z.string().trim().min(1).max(200),
+    description: z.string().max(1000).optional(),
+    baseUrl: absoluteHttpUrl.transform((u) => u.replace(/\/+$/, '')).optional(),
+    languages: z.array(languageCode).min(1).default(['en']),
+    defaultLanguage: languageCode.optional(),
+    noindex: z.boolean().default(false),
+    templateDirs: z
+      .array(z.string().min(1))
+      .default([])
+      .superRefine((dirs, ctx) => {
+        dirs.forEach((dir, i) => {
+          if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+            ctx.addIssue({ code: 'custom', path: [i], message: `template directory does not exist: ${dir}` });
+          }
+        });
+      })
+      .transform((dirs) => dirs.map((d) => path.resolve(d))),
+    pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL),
+    mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
+    sitemapUrl: z.string().min(1).optional(),
+    linkAllHtml: z.boolean().default(false),
+    database: databaseOption,
+    budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS),
+    maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+    callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(
+      () => DEFAULT_CALLER_ACCESS,
+    ),
+    ard: z
+      .object({
+        namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),
+        name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api'),
+        representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES),
+        identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional(),
+      })
+      .strict()
+      .default({ namespace: 'content', name: 'api', representativeQueries: DEFAULT_REPRESENTATIVE_QUERIES }),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
+      ctx.addIssue({ code: 'custom', path: ['defaultLanguage'], message: `must be one of languages (${o.languages.join(', ')})` });
+    }
+  })
+  .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));
+
+export type AgentDiscoveryOptions = z.input<typeof optionsSchema>;
+export type ResolvedOptions = Readonly<z.output<typeof optionsSchema>>;
+
+/** Validates options once at start-up; a bad option throws an error naming the option path. */
+export function resolveOptions(input: unknown): ResolvedOptions {
+  const parsed = optionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const where = issue.path.length ? issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') : '(options)';
+      return `option "${where}": ${issue.message}`;
+    });
+    throw new TypeError(`express-agent-discovery: invalid options: ${lines.join('; ')}`);
+  }
+  return Object.freeze(parsed.data);
+}
