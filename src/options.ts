@@ -91,6 +91,7 @@ export const optionsSchema = z
     sitemapUrl: z.string().min(1).optional(),
     linkAllHtml: z.boolean().default(false),
     database: databaseOption,
+    migrate: z.boolean().default(false),
     budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS),
     maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
     callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(

@@ -54,14 +54,17 @@ export function categorySubtree(rootIds: readonly number[]): RawBuilder<number> 
     ) SELECT id FROM subtree)`;
 }
 
-/** Ids of the categories under `meta` (the vocabulary: categories and predicates themselves). */
-export function metaCategoryIds(): RawBuilder<number> {
-  return sql<number>`(WITH RECURSIVE meta_tree(id) AS (
-      SELECT c.id FROM category c JOIN rsc m ON m.id = c.id WHERE m.name = 'meta'
+/** Ids of the category with this unique name and all its descendants (cycle-safe). */
+export function namedCategoryTree(name: string): RawBuilder<number> {
+  return sql<number>`(WITH RECURSIVE named_tree(id) AS (
+      SELECT c.id FROM category c JOIN rsc n ON n.id = c.id WHERE n.name = ${name}
       UNION
-      SELECT c.id FROM category c JOIN meta_tree t ON c.parent_id = t.id
-    ) SELECT id FROM meta_tree)`;
+      SELECT c.id FROM category c JOIN named_tree t ON c.parent_id = t.id
+    ) SELECT id FROM named_tree)`;
 }
+
+/** Ids of the categories under `meta` (the vocabulary: categories and predicates themselves). */
+export const metaCategoryIds = (): RawBuilder<number> => namedCategoryTree('meta');
 
 /** Not a vocabulary resource (its category is not `meta` or below it). */
 export function notMeta(alias = 'rsc'): RawBuilder<SqlBool> {

@@ -1,0 +1,101 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { anonymousVisible, categorySubtree, indexable, notMeta } from './visibility.js';
+import { epochMicros, fromEpochMicros } from './keyset.js';
+import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
+
+export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
+
+export interface SearchQuery {
+  text?: string;
+  /** Category ids whose subtrees to search. */
+  categoryIds?: number[];
+  sort: SearchSort;
+  /** Inclusive lower bound on publication start. */
+  publishedFrom?: Date;
+  /** Exclusive upper bound on publication start (the day after the `before` date). */
+  publishedUntil?: Date;
+  siteNoindex: boolean;
+  /** Keyset position after which to continue: `[id]` or `[micros, id]`. */
+  after?: readonly number[];
+  offset: number;
+  limit: number;
+}
+
+export type SearchRow = SummaryRow & { sort_key: number };
+
+const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_start', modified: 'r.modified' } as const;
+
+/**
+ * One page of anonymous-visible, indexable, non-meta resources. The order is total (id ascending
+ * breaks ties) and `after` continues it by keyset, so a deep page costs what the first page costs.
+ *
+ * ```sql
+ * SELECT r.id, ... FROM rsc r JOIN rsc cat ON cat.id = r.category_id
+ * WHERE <anonymous-visible> AND <indexable> AND <not meta>
+ *   AND r.fts @@ websearch_to_tsquery('simple', $1)
+ *   AND (r.publication_start < $t OR (r.publication_start = $t AND r.id > $id))
+ * ORDER BY r.publication_start DESC, r.id ASC LIMIT $n
+ * ```
+ */
+export async function searchResources(db: Kysely<Database>, q: SearchQuery): Promise<SearchRow[]> {
+  let query = fromResourcesWithCategory(db)
+    .select(SUMMARY_COLUMNS)
+    .where(anonymousVisible('r'))
+    .where(indexable(q.siteNoindex, 'r'))
+    .where(notMeta('r'));
+  if (q.text !== undefined && q.text.trim() !== '') {
+    query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
+  }
+  if (q.categoryIds) query = query.where(sql<SqlBool>`r.category_id IN ${categorySubtree(q.categoryIds)}`);
+  if (q.publishedFrom) query = query.where('r.publication_start', '>=', q.publishedFrom);
+  if (q.publishedUntil) query = query.where('r.publication_start', '<', q.publishedUntil);
+
+  if (q.sort === 'id') {
+    const rows = await query
+      .select(sql<number>`r.id`.as('sort_key'))
+      .$if(q.after !== undefined, (qb) => qb.where('r.id', '>', q.after![0]!))
+      .orderBy('r.id', 'asc')
+      .offset(q.offset)
+      .limit(q.limit)
+      .execute();
+    return rows as SearchRow[];
+  }
+  const column = SORT_COLUMN[q.sort];
+  const descending = q.sort !== 'oldest';
+  let paged = query.select(epochMicros(column).as('sort_key'));
+  if (q.after) {
+    const [micros, id] = q.after as [number, number];
+    const t = fromEpochMicros(micros);
+    paged = descending
+      ? paged.where(sql<SqlBool>`(${sql.ref(column)} < ${t} OR (${sql.ref(column)} = ${t} AND r.id > ${id}))`)
+      : paged.where(sql<SqlBool>`(${sql.ref(column)}, r.id) > (${t}, ${id})`);
+  }
+  const rows = await paged
+    .orderBy(column, descending ? 'desc' : 'asc')
+    .orderBy('r.id', 'asc')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  return rows as SearchRow[];
+}
+
+/** The keyset position of a row in the given sort. */
+export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
+  return sort === 'id' ? [row.id] : [Number(row.sort_key), row.id];
+}
+
+/**
+ * Resolves a `cat` parameter (name or id) to a category id, only when the category itself is
+ * anonymous-visible; `undefined` otherwise.
+ */
+export async function resolveCategory(db: Kysely<Database>, ref: number | string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('category as c')
+    .innerJoin('rsc as r', 'r.id', 'c.id')
+    .select('c.id')
+    .where(anonymousVisible('r'))
+    .where(typeof ref === 'number' ? sql<SqlBool>`c.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { ResolvedOptions } from '../options.js';
+import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
+import { chooseLanguage, localize, type LanguageFields } from './language.js';
+
+/** The columns a summary item needs, from `rsc as r` joined to its category resource `rsc as cat`. */
+export const SUMMARY_COLUMNS = [
+  'r.id',
+  'r.name',
+  'r.uri',
+  'r.title',
+  'r.summary',
+  'r.language',
+  'r.publication_start',
+  'r.modified',
+  'r.category_id',
+  'cat.name as category_name',
+  'cat.title as category_title',
+] as const;
+
+export interface SummaryRow {
+  id: number;
+  name: string | null;
+  uri: string | null;
+  title: Record<string, string>;
+  summary: Record<string, string>;
+  language: string[];
+  publication_start: Date;
+  modified: Date;
+  category_id: number;
+  category_name: string | null;
+  category_title: Record<string, string>;
+}
+
+/** What every URL in an item is built from. */
+export interface ItemContext {
+  base: string;
+  options: ResolvedOptions;
+  requestedLanguage: string;
+}
+
+/** `rsc as r` joined to its category's resource, ready for SUMMARY_COLUMNS. */
+export function fromResourcesWithCategory(db: Kysely<Database>) {
+  return db.selectFrom('rsc as r').innerJoin('rsc as cat', 'cat.id', 'r.category_id');
+}
+
+export const toIso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
+
+/** The entity identifier: the stored `uri`, else `<base>/id/<id>`. */
+export function entityUri(base: string, id: number, uri: string | null): string {
+  return uri ?? absoluteUrl(base, PATHS.entity(id));
+}
+
+/** The human page URL of a resource in a language, from the host's builder, made absolute. */
+export function pageUrl(ic: ItemContext, r: { id: number; name: string | null; category_name: string | null }, language: string): string {
+  return resolveOnBase(ic.base, ic.options.pageUrl({ id: r.id, name: r.name, language, category: r.category_name }));
+}
+
+/** A search/related item: localized summary with language fields and its JSON and Markdown URLs. */
+export function summaryItem(ic: ItemContext, row: SummaryRow) {
+  const lang: LanguageFields = chooseLanguage(row.language, ic.requestedLanguage, ic.options.defaultLanguage);
+  const l = lang.language;
+  const langQuery = { language: l };
+  return {
+    id: row.id,
+    uri: entityUri(ic.base, row.id, row.uri),
+    title: localize(row.title, l, ic.options.defaultLanguage),
+    summary: localize(row.summary, l, ic.options.defaultLanguage),
+    category: { id: row.category_id, name: row.category_name, title: localize(row.category_title, l, ic.options.defaultLanguage) },
+    page_url: pageUrl(ic, row, l),
+    json_url: absoluteUrl(ic.base, PATHS.resource(row.id), langQuery),
+    markdown_url: absoluteUrl(ic.base, PATHS.markdown(row.id), langQuery),
+    publication_start: toIso(row.publication_start),
+    modified: toIso(row.modified),
+    ...lang,
+  };
+}

@@ -1,0 +1,99 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { anonymousVisible, indexable, namedCategoryTree, noindexCategoryIds } from './visibility.js';
+
+/**
+ * The public vocabulary (SPEC §6 schema read): categories and predicates that are anonymous-visible
+ * and indexable. A category is public vocabulary when its resource is visible and indexable and the
+ * category is not noindex itself or below a noindex category.
+ */
+
+export interface VocabularyRow {
+  id: number;
+  name: string | null;
+  uri: string | null;
+  title: Record<string, string>;
+  summary: Record<string, string>;
+  language: string[];
+}
+
+export interface CategoryRow extends VocabularyRow {
+  parent_id: number | null;
+  parent_name: string | null;
+  parent_title: Record<string, string> | null;
+}
+
+/** A category (alias `c`, joined to its resource `alias`) that is public vocabulary. */
+export function publicCategory(siteNoindex: boolean, alias: string, categoryAlias: string) {
+  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${sql.ref(`${categoryAlias}.id`)} NOT IN ${noindexCategoryIds()})`;
+}
+
+const VOCAB_COLUMNS = ['r.id', 'r.name', 'r.uri', 'r.title', 'r.summary', 'r.language'] as const;
+
+/** Public categories ordered by id, after `afterId`, with their parent when that is public too. */
+export async function categoryPage(
+  db: Kysely<Database>,
+  q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
+): Promise<CategoryRow[]> {
+  const rows = await db
+    .selectFrom('category as c')
+    .innerJoin('rsc as r', 'r.id', 'c.id')
+    .leftJoin('category as pc', 'pc.id', 'c.parent_id')
+    .leftJoin('rsc as p', (join) => join.onRef('p.id', '=', 'pc.id').on(publicCategory(q.siteNoindex, 'p', 'pc')))
+    .select(VOCAB_COLUMNS)
+    .select(['p.id as parent_id', 'p.name as parent_name', 'p.title as parent_title'])
+    .where(publicCategory(q.siteNoindex, 'r', 'c'))
+    .$if(q.afterId !== undefined, (qb) => qb.where('c.id', '>', q.afterId!))
+    .orderBy('c.id', 'asc')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  return rows as CategoryRow[];
+}
+
+/** Public predicates (resources in the `predicate` category tree) ordered by id, after `afterId`. */
+export async function predicatePage(
+  db: Kysely<Database>,
+  q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
+): Promise<VocabularyRow[]> {
+  const rows = await db
+    .selectFrom('rsc as r')
+    .select(VOCAB_COLUMNS)
+    .where(sql<SqlBool>`r.category_id IN ${namedCategoryTree('predicate')}`)
+    .where(anonymousVisible('r'))
+    .where(indexable(q.siteNoindex, 'r'))
+    .$if(q.afterId !== undefined, (qb) => qb.where('r.id', '>', q.afterId!))
+    .orderBy('r.id', 'asc')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  return rows as VocabularyRow[];
+}
+
+export interface ConstraintRow {
+  predicate_id: number;
+  is_subject: boolean;
+  category_id: number;
+  category_name: string | null;
+  category_title: Record<string, string>;
+}
+
+/** Up to `perPredicate` public category constraints of each predicate (subject side first, then by id). */
+export async function predicateConstraints(
+  db: Kysely<Database>,
+  predicateIds: number[],
+  q: { siteNoindex: boolean; perPredicate: number },
+): Promise<ConstraintRow[]> {
+  if (!predicateIds.length) return [];
+  const result = await sql<ConstraintRow>`
+    SELECT predicate_id, is_subject, category_id, category_name, category_title FROM (
+      SELECT pc.predicate_id, pc.is_subject, pc.category_id, r.name AS category_name, r.title AS category_title,
+             row_number() OVER (PARTITION BY pc.predicate_id ORDER BY pc.is_subject DESC, pc.category_id) AS n
+      FROM predicate_category pc
+      JOIN category c ON c.id = pc.category_id
+      JOIN rsc r ON r.id = c.id
+      WHERE pc.predicate_id IN (${sql.join(predicateIds)}) AND ${publicCategory(q.siteNoindex, 'r', 'c')}
+    ) ranked WHERE n <= ${q.perPredicate}
+    ORDER BY predicate_id, is_subject DESC, category_id`.execute(db);
+  return result.rows;
+}

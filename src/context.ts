@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+import type { Kysely } from 'kysely';
+import type { ContentDatabase } from './db/connection.js';
+import type { Database } from './db/schema.js';
+import type { ResolvedOptions } from './options.js';
+import { publicBaseUrl } from './http/base-url.js';
+
+/** What every part of a mounted plugin shares: options, the database, and the public base URL. */
+export interface AgentContext {
+  readonly options: ResolvedOptions;
+  readonly content: ContentDatabase;
+  readonly db: Kysely<Database>;
+  /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
+  baseUrl(req: Request): string;
+}
+
+export function createContext(options: ResolvedOptions, content: ContentDatabase): AgentContext {
+  return Object.freeze({
+    options,
+    content,
+    db: content.db,
+    baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
+  });
+}

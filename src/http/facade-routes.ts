@@ -1,0 +1,303 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
+import { chooseLanguage, localize } from '../content/language.js';
+import { readVisibleResource, type ResourceRow } from '../content/resource.js';
+import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
+import { entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
+import { categoryPage, predicateConstraints, predicatePage } from '../content/vocabulary.js';
+import { agentRoute, methodNotAllowed } from './agent-route.js';
+import { badRequest, notFound } from './errors.js';
+import type { OperationSpec } from './operations.js';
+import { pagedResult as pagedEnvelope, pageScope, pageWindow } from './paging.js';
+import {
+  calendarDate,
+  languageParam,
+  pagingShape,
+  parseQuery,
+  parseValues,
+  resourceRef,
+  withCandidateBound,
+} from './parameters.js';
+import { PATHS, absoluteUrl, resolveOnBase } from './paths.js';
+import {
+  categoryItem,
+  pagedResult,
+  predicateItem,
+  resourceRead,
+  resourceSummary,
+} from './result-schemas.js';
+import { composeResourceContent } from './resource-content.js';
+
+const MAX_TEXT_BYTES = 512;
+const MAX_CONSTRAINTS = 100;
+
+/** The parameter schemas of the facade's routes: they validate requests and feed OpenAPI. */
+export function facadeSchemas(options: ResolvedOptions) {
+  const language = languageParam(options.languages, options.defaultLanguage);
+  return {
+    search: z
+      .object({
+        text: z
+          .string()
+          .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8`)
+          .optional()
+          .describe('Full-text query (websearch syntax), at most 512 bytes of UTF-8.'),
+        cat: z
+          .string()
+          .regex(/^(?:[1-9][0-9]{0,15}|[a-z][a-z0-9_]{0,99})$/, 'expected a category id or name')
+          .transform((v) => (/^[0-9]/.test(v) ? Number(v) : v))
+          .optional()
+          .describe('Category id or name; subcategories are included.'),
+        sort: z
+          .enum(['id', 'newest', 'oldest', 'modified'], { error: 'expected one of id, newest, oldest, modified' })
+          .optional()
+          .default('id')
+          .describe('id (ascending), newest / oldest (publication start), modified (descending); ties by id ascending.'),
+        publication_after: calendarDate.optional().describe('YYYY-MM-DD, inclusive, UTC, on publication start.'),
+        publication_before: calendarDate.optional().describe('YYYY-MM-DD, inclusive (the whole day), UTC.'),
+        language,
+        ...pagingShape,
+      })
+      .strict(),
+    resource: z.object({ language }).strict(),
+    schema: z
+      .object({
+        kind: z
+          .enum(['category', 'predicate'], { error: 'expected category or predicate' })
+          .optional()
+          .default('category')
+          .describe('Which vocabulary to list.'),
+        language,
+        ...pagingShape,
+      })
+      .strict(),
+    idPath: z.object({ id: resourceRef }),
+  };
+}
+
+/** The facade's documented operations (the registry OpenAPI and API help are built from). */
+export function facadeOperations(options: ResolvedOptions): OperationSpec[] {
+  const s = facadeSchemas(options);
+  return [
+    {
+      operationId: 'searchResources',
+      path: PATHS.search,
+      summary: 'Browse or full-text search public resources',
+      description:
+        'Localized summaries of anonymous-visible, indexable resources. Follow next_url until next is false; pages carry no totals.',
+      tags: ['content'],
+      query: s.search,
+      response: { kind: 'envelope', result: pagedResult(resourceSummary) },
+      errors: [400, 413, 503, 504],
+      example: 'sort=newest&pagelen=5',
+    },
+    {
+      operationId: 'readResource',
+      path: '/api/agent/resource/{id}',
+      summary: 'Read one resource',
+      description:
+        'The localized read: Markdown content, citation page URL (and one per language), entity URI, dates, license, attribution and medium. Missing, private and unpublished resources are all 404.',
+      tags: ['content'],
+      pathParams: s.idPath,
+      query: s.resource,
+      response: { kind: 'envelope', result: resourceRead },
+      errors: [400, 404, 413, 503, 504],
+    },
+    {
+      operationId: 'listVocabulary',
+      path: PATHS.schema,
+      summary: 'List public categories or predicates',
+      description: 'Public vocabulary only: names, localized titles and descriptions, URIs; predicates with up to 100 category constraints.',
+      tags: ['content'],
+      query: s.schema,
+      response: { kind: 'envelope', result: pagedResult(z.union([categoryItem, predicateItem])) },
+      errors: [400, 413, 503, 504],
+      example: 'kind=predicate',
+    },
+  ];
+}
+
+function itemContext(ctx: AgentContext, base: string, language: string): ItemContext {
+  return { base, options: ctx.options, requestedLanguage: language };
+}
+
+/** Mounts search, resource and schema reads on the router. */
+export function mountFacade(router: Router, ctx: AgentContext): void {
+  const s = facadeSchemas(ctx.options);
+  const siteNoindex = ctx.options.noindex;
+
+  router.get(
+    PATHS.search,
+    agentRoute(ctx, pagedResult(resourceSummary), async ({ req, base }) => {
+      const params = parseQuery(req, withCandidateBound(s.search));
+      let publishedFrom: Date | undefined;
+      let publishedUntil: Date | undefined;
+      if (params.publication_after) publishedFrom = new Date(`${params.publication_after}T00:00:00Z`);
+      if (params.publication_before) publishedUntil = new Date(Date.parse(`${params.publication_before}T00:00:00Z`) + 86_400_000);
+      if (params.publication_after && params.publication_before && params.publication_after > params.publication_before) {
+        throw badRequest('publication_after', 'is later than publication_before');
+      }
+      let categoryIds: number[] | undefined;
+      if (params.cat !== undefined) {
+        const id = await resolveCategory(ctx.db, params.cat);
+        if (id === undefined) throw badRequest('cat', 'unknown category');
+        categoryIds = [id];
+      }
+      const scope = pageScope(PATHS.search, params);
+      const window = pageWindow(params, scope);
+      const after = window.after;
+      if (after && !after.every((v) => typeof v === 'number') || (after && after.length !== (params.sort === 'id' ? 1 : 2))) {
+        throw badRequest('cursor', 'malformed continuation');
+      }
+      const rows = await searchResources(ctx.db, {
+        ...(params.text !== undefined ? { text: params.text } : {}),
+        ...(categoryIds ? { categoryIds } : {}),
+        sort: params.sort as SearchSort,
+        ...(publishedFrom ? { publishedFrom } : {}),
+        ...(publishedUntil ? { publishedUntil } : {}),
+        siteNoindex,
+        ...(after ? { after: after as number[] } : {}),
+        offset: window.offset,
+        limit: window.fetch,
+      });
+      const pageRows = rows.slice(0, params.pagelen);
+      const ic = itemContext(ctx, base, params.language);
+      const last = pageRows.at(-1);
+      return {
+        kind: 'json',
+        result: pagedEnvelope(req, base, params, scope, {
+          items: pageRows.map((row) => summaryItem(ic, row)),
+          hasMore: rows.length > params.pagelen,
+          lastPosition: last ? searchPosition(params.sort as SearchSort, last) : undefined,
+        }),
+      };
+    }),
+  );
+  router.all(PATHS.search, methodNotAllowed);
+
+  router.get(
+    '/api/agent/resource/:id',
+    agentRoute(ctx, resourceRead, async ({ req, base }) => {
+      const { id } = parseValues(s.idPath, { id: String(req.params.id) });
+      const params = parseQuery(req, s.resource);
+      const row = await readVisibleResource(ctx.db, id);
+      if (!row) throw notFound();
+      return { kind: 'json', result: await resourceReadResult(ctx, base, row, params.language) };
+    }),
+  );
+  router.all('/api/agent/resource/:id', methodNotAllowed);
+
+  router.get(
+    PATHS.schema,
+    agentRoute(ctx, pagedResult(z.union([categoryItem, predicateItem])), async ({ req, base }) => {
+      const params = parseQuery(req, withCandidateBound(s.schema));
+      const scope = pageScope(PATHS.schema, params);
+      const window = pageWindow(params, scope);
+      const afterId = window.after?.[0];
+      if (window.after && (window.after.length !== 1 || typeof afterId !== 'number')) throw badRequest('cursor', 'malformed continuation');
+      const query = { siteNoindex, offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId: afterId as number } : {}) };
+      const l = (available: string[]) => chooseLanguage(available, params.language, ctx.options.defaultLanguage);
+      const d = ctx.options.defaultLanguage;
+      let items: unknown[];
+      let ids: number[];
+      let hasMore: boolean;
+      if (params.kind === 'category') {
+        const rows = await categoryPage(ctx.db, query);
+        hasMore = rows.length > params.pagelen;
+        const page = rows.slice(0, params.pagelen);
+        ids = page.map((r) => r.id);
+        items = page.map((r) => {
+          const lang = l(r.language);
+          return {
+            id: r.id,
+            name: r.name,
+            uri: entityUri(base, r.id, r.uri),
+            title: localize(r.title, lang.language, d),
+            description: localize(r.summary, lang.language, d),
+            parent: r.parent_id === null ? null : { id: r.parent_id, name: r.parent_name, title: localize(r.parent_title, lang.language, d) },
+            ...lang,
+          };
+        });
+      } else {
+        const rows = await predicatePage(ctx.db, query);
+        hasMore = rows.length > params.pagelen;
+        const page = rows.slice(0, params.pagelen);
+        ids = page.map((r) => r.id);
+        const constraints = await predicateConstraints(ctx.db, ids, { siteNoindex, perPredicate: MAX_CONSTRAINTS + 1 });
+        items = page.map((r) => {
+          const lang = l(r.language);
+          const own = constraints.filter((c) => c.predicate_id === r.id);
+          return {
+            id: r.id,
+            name: r.name,
+            uri: entityUri(base, r.id, r.uri),
+            title: localize(r.title, lang.language, d),
+            description: localize(r.summary, lang.language, d),
+            constraints: own.slice(0, MAX_CONSTRAINTS).map((c) => ({
+              side: c.is_subject ? 'subject' : 'object',
+              category: { id: c.category_id, name: c.category_name, title: localize(c.category_title, lang.language, d) },
+            })),
+            constraints_truncated: own.length > MAX_CONSTRAINTS,
+            ...lang,
+          };
+        });
+      }
+      const lastId = ids.at(-1);
+      return {
+        kind: 'json',
+        result: pagedEnvelope(req, base, params, scope, { items, hasMore, lastPosition: lastId === undefined ? undefined : [lastId] }),
+      };
+    }),
+  );
+  router.all(PATHS.schema, methodNotAllowed);
+}
+
+/** Builds the JSON read of a visible resource in the requested language (with fallback). */
+async function resourceReadResult(ctx: AgentContext, base: string, row: ResourceRow, requested: string) {
+  const d = ctx.options.defaultLanguage;
+  const ic = itemContext(ctx, base, requested);
+  const lang = chooseLanguage(row.language, requested, d);
+  const l = lang.language;
+  const content = await composeResourceContent(ctx, row.id, l, base);
+  const page_urls = Object.fromEntries(row.language.map((code) => [code, pageUrl(ic, row, code)]));
+  const license = localize(row.license, l, d);
+  const attribution = localize(row.attribution, l, d);
+  return {
+    id: row.id,
+    uri: entityUri(base, row.id, row.uri),
+    title: localize(row.title, l, d),
+    summary: localize(row.summary, l, d),
+    content: content.markdown,
+    content_complete: content.contentComplete,
+    category: { id: row.category_id, name: row.category_name, title: localize(row.category_title, l, d) },
+    page_url: pageUrl(ic, row, l),
+    page_urls,
+    publication_start: toIso(row.publication_start),
+    publication_end: row.publication_end ? toIso(row.publication_end) : null,
+    created: toIso(row.created),
+    modified: toIso(row.modified),
+    ...(license ? { license } : {}),
+    ...(attribution ? { attribution } : {}),
+    ...(row.medium_mime && row.medium_filename
+      ? {
+          medium: {
+            mime: row.medium_mime,
+            width: row.medium_width,
+            height: row.medium_height,
+            size: row.medium_size,
+            download_url: resolveOnBase(base, ctx.options.mediaUrl({ id: row.id, filename: row.medium_filename, mime: row.medium_mime })),
+          },
+        }
+      : {}),
+    links: {
+      json: absoluteUrl(base, PATHS.resource(row.id), { language: l }),
+      markdown: absoluteUrl(base, PATHS.markdown(row.id), { language: l }),
+      related_out: absoluteUrl(base, PATHS.related(row.id), { language: l }),
+      related_in: absoluteUrl(base, PATHS.related(row.id), { direction: 'in', language: l }),
+    },
+    ...lang,
+  };
+}
+

@@ -1,0 +1,66 @@
+import type { Request } from 'express';
+import { CANDIDATE_LIMIT } from './parameters.js';
+import { continuationScope, decodeContinuation, encodeContinuation } from './continuation.js';
+import { rawQueryPairs } from './parameters.js';
+
+/** The paging parameters every paged read accepts. */
+export interface PageParams {
+  page: number;
+  pagelen: number;
+  cursor?: string | undefined;
+}
+
+/** Where to read the page's candidates from: a keyset position, or an offset for a first visit. */
+export interface PageWindow {
+  after: (string | number)[] | undefined;
+  offset: number;
+  /** Candidates to fetch: one more than the page, to learn whether there is a next page. */
+  fetch: number;
+}
+
+/** The scope a continuation is bound to: the route and every parameter but the position. */
+export function pageScope(route: string, params: Record<string, unknown>): string {
+  return continuationScope(route, params);
+}
+
+/**
+ * Chooses the read window. With a continuation the read starts after its keyset position (no
+ * offset); without one, page N starts at offset (N-1) × pagelen.
+ */
+export function pageWindow(params: PageParams, scope: string): PageWindow {
+  if (params.cursor) return { after: decodeContinuation(scope, params.cursor), offset: 0, fetch: params.pagelen + 1 };
+  return { after: undefined, offset: (params.page - 1) * params.pagelen, fetch: params.pagelen + 1 };
+}
+
+/**
+ * The paged result envelope. `hasMore` says whether candidates remain after this page; the next
+ * page continues after `lastPosition`. At the 10,000-candidate bound the walk stops with
+ * `limit_reached: true`.
+ */
+export function pagedResult<T>(
+  req: Request,
+  base: string,
+  params: PageParams,
+  scope: string,
+  page: { items: T[]; hasMore: boolean; lastPosition: (string | number)[] | undefined },
+) {
+  const atBound = params.page * params.pagelen >= CANDIDATE_LIMIT;
+  const next = page.hasMore && !atBound && page.lastPosition !== undefined;
+  let next_url: string | null = null;
+  if (next) {
+    const url = req.originalUrl ?? req.url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const pairs = rawQueryPairs(req).filter(([k]) => k !== 'page' && k !== 'cursor');
+    pairs.push(['page', String(params.page + 1)], ['cursor', encodeContinuation(scope, page.lastPosition!)]);
+    next_url = `${base}${path}?${new URLSearchParams(pairs).toString()}`;
+  }
+  return {
+    items: page.items,
+    page: params.page,
+    pagelen: params.pagelen,
+    next,
+    next_url,
+    limit_reached: page.hasMore && atBound,
+  };
+}

@@ -1,0 +1,55 @@
+import type { Request, Response } from 'express';
+import etag from 'etag';
+import { HttpError } from './errors.js';
+
+/** Cache policy of content reads: always revalidate, with a strong ETag (SPEC §6). */
+export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
+/** Cache policy of discovery documents (SPEC §4). */
+export const DISCOVERY_CACHE_CONTROL = 'no-cache';
+/** API responses are not for search engines. */
+export const API_ROBOTS = 'noindex, nofollow';
+
+export interface Representation {
+  body: string | Buffer;
+  contentType: string;
+  cacheControl: string;
+  headers?: Record<string, string>;
+  /** Larger bodies are refused with 413 instead of being sent. */
+  maxBytes?: number;
+}
+
+/**
+ * Sends a 200 representation with a strong ETag over its bytes; a matching `If-None-Match` gets 304
+ * (GET and HEAD alike; HEAD gets the headers only). Never sets a cookie.
+ */
+export function sendRepresentation(req: Request, res: Response, r: Representation): void {
+  const bytes = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
+  if (r.maxBytes !== undefined && bytes.length > r.maxBytes) {
+    throw new HttpError(413, 'payload_too_large', `the response would exceed ${r.maxBytes} bytes; narrow the request`);
+  }
+  res.removeHeader('Set-Cookie');
+  res.status(200);
+  for (const [name, value] of Object.entries(r.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('Content-Type', r.contentType);
+  res.setHeader('Cache-Control', r.cacheControl);
+  res.setHeader('ETag', etag(bytes));
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.setHeader('Content-Length', String(bytes.length));
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+/** Sends an error envelope: `no-store`, never cached, never a cookie. */
+export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders: Record<string, string> = {}): void {
+  const body = Buffer.from(JSON.stringify({ status: 'error', error: error.code, message: error.message }));
+  res.removeHeader('Set-Cookie');
+  res.removeHeader('ETag');
+  res.status(error.status);
+  for (const [name, value] of Object.entries({ ...extraHeaders, ...error.headers })) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
