@@ -63,7 +63,7 @@ export const pagingShape = {
     .describe('Items per page (1..100).'),
   cursor: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{8,1024}\.[A-Za-z0-9_-]{16,64}$/, 'malformed continuation')
+    .regex(/^[A-Za-z0-9_-]{2,1024}\.[A-Za-z0-9_-]{16,64}$/, 'malformed continuation')
     .optional()
     .describe('Opaque continuation from next_url; do not build it yourself.'),
 };

@@ -1,0 +1,173 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import nunjucks from 'nunjucks';
+import { sql, type SqlBool } from 'kysely';
+import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
+import { localize } from '../src/content/language.js';
+import { isSeeded, seedDemoContent } from './seed.js';
+import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The WebSub-style Link values the example CMS sends on its own resource pages. */
+export const WEBSUB_HUB = '<https://hub.example.org/>; rel="hub"';
+
+export interface ExampleSiteOptions {
+  database: AgentDiscoveryOptions['database'];
+  baseUrl?: string;
+  /** Seed the demo content when the database is empty (default true). */
+  seed?: boolean;
+  session?: Partial<SessionConfig>;
+  /** Extra plugin options (tests use this for hostile titles and the like). */
+  plugin?: Partial<AgentDiscoveryOptions>;
+}
+
+export interface ExampleSite {
+  app: Express;
+  agent: AgentDiscovery;
+  session: SessionConfig;
+  close(): Promise<void>;
+}
+
+const LANGUAGES = ['en', 'nl'];
+
+/**
+ * A small but real Express CMS mounting the plugin the way a host would: the Link middleware
+ * app-wide, the plugin's router at the root, resource pages with the head hook and resource Link
+ * headers (next to the host's own WebSub link), an administrator sign-in, and `/id/:id`.
+ */
+export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleSite> {
+  const session: SessionConfig = {
+    secret: o.session?.secret ?? process.env.SESSION_SECRET ?? 'example-site-development-secret',
+    adminPassword: o.session?.adminPassword ?? process.env.ADMIN_PASSWORD ?? 'admin',
+  };
+  const agent = await createAgentDiscovery({
+    siteTitle: 'Harbour Example',
+    description: 'Articles, guides and photographs about the old harbour, in English and Dutch.',
+    languages: LANGUAGES,
+    defaultLanguage: 'en',
+    templateDirs: [path.join(here, 'templates')],
+    sitemapUrl: '/sitemap.xml',
+    migrate: true,
+    callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    database: o.database,
+    ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+    ...o.plugin,
+  });
+  const db = agent.database.db;
+  try {
+    if ((o.seed ?? true) && !(await isSeeded(db))) await seedDemoContent(db);
+  } catch (error) {
+    await agent.close();
+    throw error;
+  }
+
+  const views = new nunjucks.Environment(new nunjucks.FileSystemLoader(path.join(here, 'views')), { autoescape: true });
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(agent.linkHeaders);
+  app.use(agent.router);
+  app.use(express.urlencoded({ extended: false, limit: '4kb' }));
+
+  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number) => {
+    const agentHead = await agent.headLinks(req, id);
+    res.type('html').send(
+      views.render(view, {
+        siteTitle: agent.options.siteTitle,
+        description: agent.options.description,
+        admin: isAdmin(req, session),
+        lang: 'en',
+        agentHead,
+        ...vars,
+      }),
+    );
+  };
+
+  // The host's own access rule: anonymous visitors see published, public pages inside their
+  // publication window; the administrator sees everything.
+  const hostVisible = (req: Request) =>
+    isAdmin(req, session)
+      ? sql<SqlBool>`true`
+      : sql<SqlBool>`(is_published AND visibility = 'public' AND publication_start <= now() AND (publication_end IS NULL OR publication_end > now()))`;
+
+  app.get('/', async (req, res, next) => {
+    try {
+      const rows = await db
+        .selectFrom('rsc')
+        .select(['id', 'title'])
+        .where(hostVisible(req))
+        .where(sql<SqlBool>`category_id IN (SELECT c.id FROM category c JOIN rsc n ON n.id = c.id WHERE n.name IN ('article', 'guide'))`)
+        .orderBy('publication_start', 'desc')
+        .limit(12)
+        .execute();
+      await render(req, res, 'home.njk', { pageTitle: 'Home', resources: rows.map((r) => ({ id: r.id, title: localize(r.title, 'en') })) });
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.get('/:lang/page/:id', async (req, res, next) => {
+    try {
+      const lang = String(req.params.lang);
+      const id = Number(req.params.id);
+      if (!LANGUAGES.includes(lang) || !Number.isSafeInteger(id) || id < 1) return next();
+      const row = await db.selectFrom('rsc').selectAll().where('id', '=', id).where(hostVisible(req)).executeTakeFirst();
+      if (!row) return next();
+      res.append('Link', WEBSUB_HUB);
+      res.append('Link', `<${req.protocol}://${req.get('host')}/${lang}/page/${id}>; rel="self"`);
+      await agent.setResourceHeaders(req, res, id);
+      await render(
+        req,
+        res,
+        'page.njk',
+        {
+          lang,
+          pageTitle: localize(row.title, lang, 'en'),
+          title: localize(row.title, lang, 'en'),
+          summary: localize(row.summary, lang, 'en'),
+          body: localize(row.body, lang, 'en'),
+          blocks: row.blocks
+            .filter((b) => !b.type.startsWith('survey_'))
+            .map((b) => ({ ...b, header: localize(b.header, lang, 'en'), body: localize(b.body, lang, 'en') })),
+          license: localize(row.license, lang, 'en'),
+          attribution: localize(row.attribution, lang, 'en'),
+        },
+        id,
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.get('/id/:id', (req, res, next) => {
+    const id = Number(req.params.id);
+    if (!Number.isSafeInteger(id) || id < 1) return next();
+    res.redirect(302, `/en/page/${id}`);
+  });
+
+  app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));
+  app.post('/login', (req, res) => {
+    if ((req.body as { password?: string } | undefined)?.password === session.adminPassword) {
+      signIn(res, session);
+      res.redirect(303, '/');
+    } else {
+      res.redirect(303, '/login?failed=1');
+    }
+  });
+  app.post('/logout', (_req, res) => {
+    signOut(res);
+    res.redirect(303, '/');
+  });
+
+  app.use((req, res, next) => {
+    res.status(404);
+    render(req, res, 'not-found.njk', { pageTitle: 'Not found' }).catch(next);
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (!res.headersSent) res.status(500).type('text').send('Internal error');
+    process.stderr.write(`example-site: ${(error as Error).stack ?? String(error)}\n`);
+  });
+
+  return { app, agent, session, close: () => agent.close() };
+}

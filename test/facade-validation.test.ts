@@ -1,0 +1,149 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import type { Express } from 'express';
+import { backends } from './support/backends.js';
+import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
+
+/** Asserts a 400 envelope naming the parameter. */
+async function expect400(app: Express, url: string, parameter: string, reason?: RegExp) {
+  const res = await request(app).get(url);
+  assert.equal(res.status, 400, `${url} → ${res.status} ${res.text}`);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.equal(res.body.status, 'error');
+  assert.equal(res.body.error, 'bad_request');
+  assert.match(res.body.message, new RegExp(`parameter "${parameter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`), `${url}: ${res.body.message}`);
+  if (reason) assert.match(res.body.message, reason, url);
+}
+
+async function expect200(app: Express, url: string) {
+  const res = await request(app).get(url);
+  assert.equal(res.status, 200, `${url} → ${res.status} ${res.text}`);
+  assert.equal(res.body.status, 'ok');
+  return res.body.result;
+}
+
+for (const backend of backends) {
+  describe(`facade parameter validation [${backend.name}]`, () => {
+    let demo: DemoDatabase;
+    let app: Express;
+    before(async () => {
+      demo = await openDemoDatabase(backend);
+      ({ app } = await pluginApp(demo.db));
+    });
+    after(() => demo.close());
+
+    it('search accepts every parameter with good values', async () => {
+      for (const q of [
+        '',
+        'text=harbour',
+        'cat=article',
+        `cat=${await demo.id('article')}`,
+        'sort=id',
+        'sort=newest',
+        'sort=oldest',
+        'sort=modified',
+        'publication_after=2020-01-01',
+        'publication_before=2030-12-31',
+        'publication_after=2024-02-29&publication_before=2024-02-29',
+        'language=nl',
+        'page=2&pagelen=100',
+        'page=100&pagelen=100',
+        'pagelen=1',
+        `text=${encodeURIComponent('é'.repeat(256))}`,
+      ]) {
+        await expect200(app, `/api/agent/search?${q}`);
+      }
+    });
+
+    it('search rejects each kind of bad value, naming the parameter', async () => {
+      await expect400(app, '/api/agent/search?bogus=1', 'bogus', /unknown parameter/);
+      await expect400(app, '/api/agent/search?sort=id&sort=newest', 'sort', /more than once/);
+      await expect400(app, '/api/agent/search?text=a&text=b', 'text', /more than once/);
+      await expect400(app, '/api/agent/search?sort=random', 'sort');
+      await expect400(app, '/api/agent/search?sort=', 'sort');
+      // 513 bytes of UTF-8: 256 two-byte characters and one more byte.
+      await expect400(app, `/api/agent/search?text=${encodeURIComponent('é'.repeat(256) + 'a')}`, 'text', /512 bytes/);
+      await expect400(app, '/api/agent/search?pagelen=0', 'pagelen');
+      await expect400(app, '/api/agent/search?pagelen=101', 'pagelen');
+      await expect400(app, '/api/agent/search?pagelen=abc', 'pagelen');
+      await expect400(app, '/api/agent/search?pagelen=1e2', 'pagelen');
+      await expect400(app, '/api/agent/search?pagelen=-5', 'pagelen');
+      await expect400(app, '/api/agent/search?pagelen=%2010', 'pagelen');
+      await expect400(app, '/api/agent/search?page=0', 'page');
+      await expect400(app, '/api/agent/search?page=101&pagelen=100', 'page', /10000/);
+      await expect400(app, '/api/agent/search?page=10001', 'page');
+      await expect400(app, '/api/agent/search?publication_after=2024-02-30', 'publication_after', /calendar/);
+      await expect400(app, '/api/agent/search?publication_before=2023-02-29', 'publication_before', /calendar/);
+      await expect400(app, '/api/agent/search?publication_before=2024-13-01', 'publication_before');
+      await expect400(app, '/api/agent/search?publication_after=24-01-01', 'publication_after');
+      await expect400(app, '/api/agent/search?publication_after=2024-03-02&publication_before=2024-03-01', 'publication_after', /later/);
+      await expect400(app, '/api/agent/search?language=fr', 'language');
+      await expect400(app, '/api/agent/search?cat=no_such_category', 'cat', /unknown category/);
+      await expect400(app, '/api/agent/search?cat=999999', 'cat', /unknown category/);
+      await expect400(app, '/api/agent/search?cat=Bad-Name', 'cat');
+      await expect400(app, '/api/agent/search?cat=internal_notes', 'cat', /unknown category/);
+      await expect400(app, '/api/agent/search?cursor=!!!', 'cursor');
+    });
+
+    it('page × pagelen: 10000 is accepted, 10001 is not', async () => {
+      await expect200(app, '/api/agent/search?page=100&pagelen=100');
+      await expect200(app, '/api/agent/search?page=10000&pagelen=1');
+      await expect400(app, '/api/agent/search?page=10001&pagelen=1', 'page');
+      await expect400(app, '/api/agent/search?page=137&pagelen=73', 'page');
+    });
+
+    it('a tampered, transplanted or malformed continuation is a 400, never a 500', async () => {
+      const first = await expect200(app, '/api/agent/search?pagelen=2&sort=newest');
+      const next = new URL(first.next_url);
+      const cursor = next.searchParams.get('cursor')!;
+      const [payload, mac] = cursor.split('.') as [string, string];
+      const forged = Buffer.from(JSON.stringify([0, 1])).toString('base64url');
+      for (const bad of [
+        `${forged}.${mac}`,
+        `${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+        `${payload}x.${mac}`,
+        `${Buffer.from('not json').toString('base64url')}.${mac}`,
+      ]) {
+        await expect400(app, `/api/agent/search?pagelen=2&sort=newest&page=2&cursor=${encodeURIComponent(bad)}`, 'cursor');
+      }
+      // Transplanted to another query (different sort): rejected.
+      await expect400(app, `/api/agent/search?pagelen=2&sort=oldest&page=2&cursor=${encodeURIComponent(cursor)}`, 'cursor');
+      // The genuine one works.
+      await expect200(app, `/api/agent/search?pagelen=2&sort=newest&page=2&cursor=${encodeURIComponent(cursor)}`);
+    });
+
+    it('resource read: numeric id or name; anything else 400; only language is accepted', async () => {
+      await expect200(app, `/api/agent/resource/${await demo.id('welcome')}`);
+      await expect200(app, '/api/agent/resource/welcome?language=nl');
+      await expect400(app, '/api/agent/resource/Welcome', 'id');
+      await expect400(app, '/api/agent/resource/0', 'id');
+      await expect400(app, '/api/agent/resource/-1', 'id');
+      await expect400(app, '/api/agent/resource/1.5', 'id');
+      await expect400(app, `/api/agent/resource/${'9'.repeat(20)}`, 'id');
+      await expect400(app, '/api/agent/resource/welcome?page=1', 'page', /unknown/);
+      await expect400(app, '/api/agent/resource/welcome?language=en&language=nl', 'language', /more than once/);
+      await expect400(app, '/api/agent/resource/welcome?language=xx', 'language');
+    });
+
+    it('schema: kind and paging validated', async () => {
+      await expect200(app, '/api/agent/schema');
+      await expect200(app, '/api/agent/schema?kind=category&pagelen=100');
+      await expect200(app, '/api/agent/schema?kind=predicate&language=nl');
+      await expect400(app, '/api/agent/schema?kind=edge', 'kind');
+      await expect400(app, '/api/agent/schema?kind=category&kind=predicate', 'kind');
+      await expect400(app, '/api/agent/schema?pagelen=101', 'pagelen');
+      await expect400(app, '/api/agent/schema?text=x', 'text', /unknown/);
+    });
+
+    it('other methods get 405 with Allow: GET, HEAD', async () => {
+      for (const path of ['/api/agent/search', '/api/agent/resource/welcome', '/api/agent/schema']) {
+        const res = await request(app).post(path);
+        assert.equal(res.status, 405);
+        assert.equal(res.headers.allow, 'GET, HEAD');
+        const del = await request(app).delete(path);
+        assert.equal(del.status, 405);
+      }
+    });
+  });
+}

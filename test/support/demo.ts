@@ -1,0 +1,39 @@
+import express from 'express';
+import type { Kysely } from 'kysely';
+import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
+import type { Database } from '../../src/db/schema.js';
+import { seedDemoContent } from '../../example-site/seed.js';
+import type { Backend, TestDatabase } from './backends.js';
+
+/** A fresh database seeded with the demo content, and ids by name. */
+export interface DemoDatabase extends TestDatabase {
+  id(name: string): Promise<number>;
+}
+
+export async function openDemoDatabase(backend: Backend): Promise<DemoDatabase> {
+  const content = await backend.open();
+  await seedDemoContent(content.db);
+  return { ...content, id: (name) => idOf(content.db, name) };
+}
+
+export async function idOf(db: Kysely<Database>, name: string): Promise<number> {
+  const row = await db.selectFrom('rsc').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A minimal host: the plugin's router on an Express 5 app. */
+export async function pluginApp(
+  db: Kysely<Database>,
+  options: Partial<AgentDiscoveryOptions> = {},
+): Promise<{ app: express.Express; agent: AgentDiscovery }> {
+  const agent = await createAgentDiscovery({
+    siteTitle: 'Example Site',
+    description: 'Articles about harbours and open data.',
+    languages: ['en', 'nl'],
+    database: { kysely: db },
+    ...options,
+  });
+  const app = express();
+  app.use(agent.router);
+  return { app, agent };
+}
