@@ -1,15 +1,19 @@
 import type { Request } from 'express';
+import type nunjucks from 'nunjucks';
 import type { Kysely } from 'kysely';
 import type { ContentDatabase } from './db/connection.js';
 import type { Database } from './db/schema.js';
 import type { ResolvedOptions } from './options.js';
 import { publicBaseUrl } from './http/base-url.js';
+import { createTemplateEnvironment } from './markdown/template-environment.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
 export interface AgentContext {
   readonly options: ResolvedOptions;
   readonly content: ContentDatabase;
   readonly db: Kysely<Database>;
+  /** The plugin's private Nunjucks environment: site override directories first, its own templates last. */
+  readonly templates: nunjucks.Environment;
   /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
   baseUrl(req: Request): string;
 }
@@ -19,6 +23,7 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     options,
     content,
     db: content.db,
+    templates: createTemplateEnvironment(options.templateDirs),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
   });
 }

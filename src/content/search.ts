@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, categorySubtree, indexable, notMeta } from './visibility.js';
+import { anonymousVisible, categorySubtree, indexable, inIdSet, notMeta } from './visibility.js';
 import { epochMicros, fromEpochMicros } from './keyset.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 
@@ -34,7 +34,7 @@ const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_star
  * SELECT r.id, ... FROM rsc r JOIN rsc cat ON cat.id = r.category_id
  * WHERE <anonymous-visible> AND <indexable> AND <not meta>
  *   AND r.fts @@ websearch_to_tsquery('simple', $1)
- *   AND (r.publication_start < $t OR (r.publication_start = $t AND r.id > $id))
+ *   AND r.publication_start <= $t AND (r.publication_start < $t OR r.id > $id)
  * ORDER BY r.publication_start DESC, r.id ASC LIMIT $n
  * ```
  */
@@ -47,7 +47,7 @@ export async function searchResources(db: Kysely<Database>, q: SearchQuery): Pro
   if (q.text !== undefined && q.text.trim() !== '') {
     query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
   }
-  if (q.categoryIds) query = query.where(sql<SqlBool>`r.category_id IN ${categorySubtree(q.categoryIds)}`);
+  if (q.categoryIds) query = query.where(inIdSet('r.category_id', categorySubtree(q.categoryIds)));
   if (q.publishedFrom) query = query.where('r.publication_start', '>=', q.publishedFrom);
   if (q.publishedUntil) query = query.where('r.publication_start', '<', q.publishedUntil);
 
@@ -67,8 +67,10 @@ export async function searchResources(db: Kysely<Database>, q: SearchQuery): Pro
   if (q.after) {
     const [micros, id] = q.after as [number, number];
     const t = fromEpochMicros(micros);
+    // Descending time with ascending id cannot be one row comparison; the `<=` bound is the index
+    // condition and the OR only drops the already-seen rows of the boundary instant.
     paged = descending
-      ? paged.where(sql<SqlBool>`(${sql.ref(column)} < ${t} OR (${sql.ref(column)} = ${t} AND r.id > ${id}))`)
+      ? paged.where(sql<SqlBool>`${sql.ref(column)} <= ${t}`).where(sql<SqlBool>`(${sql.ref(column)} < ${t} OR r.id > ${id})`)
       : paged.where(sql<SqlBool>`(${sql.ref(column)}, r.id) > (${t}, ${id})`);
   }
   const rows = await paged

@@ -36,12 +36,29 @@ export function noindexCategoryIds(): RawBuilder<number> {
  * nor any ancestor category is noindex.
  *
  * ```sql
- * (NOT "r"."seo_noindex" AND "r"."category_id" NOT IN (WITH RECURSIVE noindex_tree ...))
+ * (NOT "r"."seo_noindex" AND "r"."category_id" <> ALL (ARRAY(WITH RECURSIVE noindex_tree ...)))
  * ```
  */
 export function indexable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
   if (siteNoindex) return sql<SqlBool>`false`;
-  return sql<SqlBool>`(NOT ${sql.ref(`${alias}.seo_noindex`)} AND ${sql.ref(`${alias}.category_id`)} NOT IN ${noindexCategoryIds()})`;
+  return sql<SqlBool>`(NOT ${sql.ref(`${alias}.seo_noindex`)} AND ${notInIdSet(`${alias}.category_id`, noindexCategoryIds())})`;
+}
+
+/**
+ * `column` is one of the ids of a set subquery. The set becomes an array computed once per query
+ * (an InitPlan), so the test per row stays cheap whatever the planner's statistics say.
+ *
+ * ```sql
+ * "r"."category_id" = ANY (ARRAY(WITH RECURSIVE ... SELECT id FROM ...))
+ * ```
+ */
+export function inIdSet(column: string, set: RawBuilder<number>): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} = ANY (ARRAY${set})`;
+}
+
+/** `column` is none of the ids of a set subquery (see `inIdSet`). */
+export function notInIdSet(column: string, set: RawBuilder<number>): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} <> ALL (ARRAY${set})`;
 }
 
 /** Ids of the given categories and all their descendants (cycle-safe). */
@@ -68,7 +85,7 @@ export const metaCategoryIds = (): RawBuilder<number> => namedCategoryTree('meta
 
 /** Not a vocabulary resource (its category is not `meta` or below it). */
 export function notMeta(alias = 'rsc'): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(${sql.ref(`${alias}.category_id`)} NOT IN ${metaCategoryIds()})`;
+  return notInIdSet(`${alias}.category_id`, metaCategoryIds());
 }
 
 /** How a resource appears to an anonymous visitor. `undefined` when it does not exist at all. */

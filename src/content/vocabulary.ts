@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, indexable, namedCategoryTree, noindexCategoryIds } from './visibility.js';
+import { anonymousVisible, indexable, inIdSet, namedCategoryTree, noindexCategoryIds, notInIdSet } from './visibility.js';
 
 /**
  * The public vocabulary (SPEC §6 schema read): categories and predicates that are anonymous-visible
@@ -25,7 +25,7 @@ export interface CategoryRow extends VocabularyRow {
 
 /** A category (alias `c`, joined to its resource `alias`) that is public vocabulary. */
 export function publicCategory(siteNoindex: boolean, alias: string, categoryAlias: string) {
-  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${sql.ref(`${categoryAlias}.id`)} NOT IN ${noindexCategoryIds()})`;
+  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notInIdSet(`${categoryAlias}.id`, noindexCategoryIds())})`;
 }
 
 const VOCAB_COLUMNS = ['r.id', 'r.name', 'r.uri', 'r.title', 'r.summary', 'r.language'] as const;
@@ -59,7 +59,7 @@ export async function predicatePage(
   const rows = await db
     .selectFrom('rsc as r')
     .select(VOCAB_COLUMNS)
-    .where(sql<SqlBool>`r.category_id IN ${namedCategoryTree('predicate')}`)
+    .where(inIdSet('r.category_id', namedCategoryTree('predicate')))
     .where(anonymousVisible('r'))
     .where(indexable(q.siteNoindex, 'r'))
     .$if(q.afterId !== undefined, (qb) => qb.where('r.id', '>', q.afterId!))

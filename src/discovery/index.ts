@@ -1,26 +1,89 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Router } from 'express';
 import type { AgentContext } from '../context.js';
 import type { OperationSpec } from '../http/operations.js';
+import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
+import { buildApiCatalog } from './api-catalog.js';
+import { discoveryVariable, renderApiHelp, type DiscoveryVariable } from './api-help.js';
+import { buildArdManifest } from './ard-manifest.js';
+import { mountDocument } from './discovery-route.js';
+import { ENTITY_ROUTE, createEntityNegotiation } from './entity-negotiation.js';
+import { formatAgentLink } from './link-format.js';
+import { buildLlmsTxt } from './llms-txt.js';
+import { buildOpenApi } from './openapi.js';
+import { exampleSearchWord, publicTopCategories } from './site-content.js';
+import { MEDIA } from './site-links.js';
+import { createDiscoveryTemplates } from './template-environment.js';
 
-/** Filled by the discovery issue (#3); until then each piece throws a clear error. */
-const notImplemented = (what: string) => (): never => {
-  throw new Error(`express-agent-discovery: ${what} is not implemented yet`);
-};
+export { createLinkMiddleware } from './link-middleware.js';
+export { createSetResourceHeaders, createResourceLinks } from './resource-links.js';
+export { createHeadLinks, renderHeadLinks } from './head-links.js';
+export { mergeLinkValues, formatAgentLink, type AgentLink } from './link-format.js';
+export { siteLinks, resourceAlternates } from './site-links.js';
 
-/** Mounts /api-help, /openapi.json, /.well-known/api-catalog, /llms.txt, /.well-known/ard.json and /id/:id negotiation. */
-export function mountDiscovery(_router: Router, _ctx: AgentContext, _operations: () => OperationSpec[]): void {}
+/** How many public origins' built documents are kept (the base may come from the Host header). */
+const PER_BASE_CACHE_SIZE = 8;
 
-/** The Link-merging middleware for the host app. */
-export function createLinkMiddleware(_ctx: AgentContext): RequestHandler {
-  return notImplemented('the Link middleware');
+/** The value built for this base, building it once; the oldest base is dropped past the bound. */
+function cachedPerBase<T>(cache: Map<string, T>, base: string, build: () => T): T {
+  let value = cache.get(base);
+  if (value === undefined) {
+    value = build();
+    if (cache.size >= PER_BASE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(base, value);
+  }
+  return value;
 }
 
-/** `setResourceHeaders(req, res, id)` for custom controllers. */
-export function createSetResourceHeaders(_ctx: AgentContext): (req: Request, res: Response, id: number | string) => Promise<void> {
-  return async () => notImplemented('setResourceHeaders')();
-}
+/**
+ * Mounts the discovery documents on the plugin's router: `/api-help`, `/openapi.json`,
+ * `/.well-known/api-catalog`, `/llms.txt`, `/.well-known/ard.json` (GET and HEAD, 405 otherwise),
+ * and the `/id/:id` negotiation (303 for Markdown or JSON, the host's route for everything else).
+ * No other `/.well-known/*` path is answered.
+ */
+export function mountDiscovery(router: Router, ctx: AgentContext, operations: () => OperationSpec[]): void {
+  const { options } = ctx;
+  const mountedAt = new Date();
+  const templates = createDiscoveryTemplates(options.templateDirs);
+  const openapiByBase = new Map<string, string>();
+  const helpByBase = new Map<string, DiscoveryVariable>();
 
-/** The head-links renderer: `<link>` elements for `<head>`. */
-export function createHeadLinks(_ctx: AgentContext): (req: Request, id?: number | string) => Promise<string> {
-  return async () => notImplemented('headLinks')();
+  mountDocument(router, ctx, PATHS.openapi, ({ base }) => {
+    const body = cachedPerBase(openapiByBase, base, () => {
+      const site = { title: options.siteTitle, base, ...(options.description ? { description: options.description } : {}) };
+      return JSON.stringify(buildOpenApi(operations(), site));
+    });
+    return { body, contentType: MEDIA.openapi };
+  });
+
+  mountDocument(router, ctx, PATHS.apiCatalog, ({ base }) => ({
+    body: JSON.stringify(buildApiCatalog(base)),
+    contentType: MEDIA.linkset,
+    headers: { Link: formatAgentLink({ href: absoluteUrl(base, PATHS.apiCatalog), rel: 'api-catalog' }) },
+  }));
+
+  mountDocument(router, ctx, PATHS.llmsTxt, async ({ base }) => {
+    const categories = await publicTopCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
+    const body = buildLlmsTxt({
+      title: options.siteTitle,
+      base,
+      categories,
+      ...(options.description ? { description: options.description } : {}),
+      ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
+    });
+    return { body, contentType: MEDIA.llmsTxt };
+  });
+
+  mountDocument(router, ctx, PATHS.ard, ({ base }) => ({
+    body: JSON.stringify(buildArdManifest(options, base, mountedAt)),
+    contentType: MEDIA.ard,
+  }));
+
+  mountDocument(router, ctx, PATHS.apiHelp, async ({ base }) => {
+    const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage);
+    const discovery = cachedPerBase(helpByBase, base, () => discoveryVariable(options, base, operations(), undefined));
+    const search = word ? absoluteUrl(base, PATHS.search, { text: word, pagelen: 5 }) : null;
+    return { body: renderApiHelp(templates, { ...discovery, examples: { ...discovery.examples, search } }), contentType: MEDIA.html };
+  });
+
+  router.get(ENTITY_ROUTE, createEntityNegotiation(ctx));
 }

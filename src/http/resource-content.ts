@@ -1,21 +1,24 @@
-import TurndownService from 'turndown';
 import type { AgentContext } from '../context.js';
-import { localize } from '../content/language.js';
-import { readVisibleResource } from '../content/resource.js';
+import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
+import { notFound, unavailable } from './errors.js';
 
 /**
- * Interim content of the JSON read until the Markdown composition lands: the body only, converted,
- * always marked incomplete.
+ * The composed Markdown of a visible resource in an already chosen language, shared by the JSON
+ * read and the Markdown route. A template that cannot render is a 503 (never an empty 200); a
+ * resource that turned invisible meanwhile is a 404.
  */
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' }).remove(['script', 'style']);
-
 export async function composeResourceContent(
   ctx: AgentContext,
   id: number,
   language: string,
-  _base: string,
+  base: string,
 ): Promise<{ markdown: string; contentComplete: boolean }> {
-  const row = await readVisibleResource(ctx.db, id);
-  if (!row) return { markdown: '', contentComplete: false };
-  return { markdown: turndown.turndown(localize(row.body, language, ctx.options.defaultLanguage)), contentComplete: false };
+  try {
+    const composed = await renderAgentMarkdown({ db: ctx.db, env: ctx.templates, options: ctx.options, id, language, baseUrl: base });
+    if (!composed) throw notFound();
+    return composed;
+  } catch (error) {
+    if (error instanceof TemplateRenderError) throw unavailable('the Markdown templates cannot render right now; retry later');
+    throw error;
+  }
 }

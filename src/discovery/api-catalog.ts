@@ -1,0 +1,28 @@
+import { PATHS, absoluteUrl } from '../http/paths.js';
+import { MEDIA } from './site-links.js';
+
+/** The identifier of the content API in the catalog (the common prefix of its routes). */
+export const API_ANCHOR_PATH = '/api/agent';
+
+/**
+ * The API catalog (RFC 9727) as an RFC 9264 linkset: `linkset` is the only member; one context for
+ * the API (its description, documentation and metadata), one anchored at the catalog itself that
+ * lists the API as an `item`.
+ */
+export function buildApiCatalog(base: string): { linkset: Record<string, unknown>[] } {
+  const api = absoluteUrl(base, API_ANCHOR_PATH);
+  return {
+    linkset: [
+      {
+        anchor: api,
+        'service-desc': [{ href: absoluteUrl(base, PATHS.openapi), type: MEDIA.openapi }],
+        'service-doc': [{ href: absoluteUrl(base, PATHS.apiHelp), type: 'text/html' }],
+        'service-meta': [{ href: absoluteUrl(base, PATHS.ard), type: MEDIA.ard }],
+      },
+      {
+        anchor: absoluteUrl(base, PATHS.apiCatalog),
+        item: [{ href: api }],
+      },
+    ],
+  };
+}

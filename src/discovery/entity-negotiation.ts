@@ -1,0 +1,45 @@
+import type { NextFunction, Request, Response } from 'express';
+import Negotiator from 'negotiator';
+import type { AgentContext } from '../context.js';
+import { PATHS, absoluteUrl } from '../http/paths.js';
+import { DISCOVERY_CACHE_CONTROL } from '../http/representation.js';
+import { normalizeResourceRef } from './resource-links.js';
+import { markPluginResponse } from './site-links.js';
+
+/** The route pattern of the entity identifier `PATHS.entity(id)`. */
+export const ENTITY_ROUTE = '/id/:id';
+
+/** Offered in this order, so that equal preference (`*\/*`, no Accept) means HTML, i.e. the host. */
+const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
+
+/**
+ * `/id/{id}` negotiation (SPEC §5): a client preferring `text/markdown` gets `303 See Other` to the
+ * absolute Markdown URL, one preferring `application/json` gets 303 to the JSON read; everything
+ * else (browsers, FetchKit's `text/html, text/markdown, …`) goes on to the host's own route. The
+ * answer depends on `Accept`, so `Vary: Accept` is set either way. The query string is passed on.
+ */
+export function createEntityNegotiation(ctx: AgentContext) {
+  return function negotiateEntity(req: Request, res: Response, next: NextFunction) {
+    const ref = normalizeResourceRef(req.params.id);
+    if (ref === undefined) return next();
+    res.vary('Accept');
+    const preferred = new Negotiator(req).mediaType([...OFFERED]);
+    if (preferred !== 'text/markdown' && preferred !== 'application/json') return next();
+    let base: string;
+    try {
+      base = ctx.baseUrl(req);
+    } catch {
+      return next();
+    }
+    markPluginResponse(res);
+    const url = req.originalUrl ?? req.url;
+    const q = url.indexOf('?');
+    const query = q < 0 ? '' : new URLSearchParams(url.slice(q + 1)).toString();
+    const target = absoluteUrl(base, preferred === 'text/markdown' ? PATHS.markdown(ref) : PATHS.resource(ref)) + (query ? `?${query}` : '');
+    res.status(303);
+    res.setHeader('Location', target);
+    res.setHeader('Cache-Control', DISCOVERY_CACHE_CONTROL);
+    res.setHeader('Content-Length', '0');
+    res.end();
+  };
+}

@@ -1,0 +1,76 @@
+import LinkHeader from 'http-link-header';
+
+/** One link of the site's Link set, as sent in headers and rendered in `<head>`. */
+export interface AgentLink {
+  readonly href: string;
+  readonly rel: string;
+  readonly type?: string;
+  readonly title?: string;
+}
+
+type LinkRef = Record<string, unknown> & { uri: string };
+
+const quoted = (value: string): string => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+function formatAttribute(name: string, value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => formatAttribute(name, v)).join('; ');
+  // Extended values (`title*=UTF-8'en'…`) are formatted by the RFC 8288 library itself.
+  if (name.endsWith('*') || typeof value !== 'string') {
+    return LinkHeader.formatAttribute(name, value as string);
+  }
+  return `${name}=${quoted(value)}`;
+}
+
+/**
+ * Formats one parsed link-value. Every plain parameter is sent as a quoted-string (RFC 8288 §3 allows
+ * token or quoted-string), so values survive byte for byte.
+ *
+ * ```ts
+ * formatLinkRef({ uri: 'https://example.com/llms.txt', rel: 'describedby', type: 'text/plain' })
+ * // '<https://example.com/llms.txt>; rel="describedby"; type="text/plain"'
+ * ```
+ */
+export function formatLinkRef(ref: LinkRef): string {
+  let out = `<${ref.uri}>`;
+  for (const [name, value] of Object.entries(ref)) {
+    if (name !== 'uri' && value !== undefined) out += `; ${formatAttribute(name, value)}`;
+  }
+  return out;
+}
+
+/** The Link header value of one of our own links. */
+export function formatAgentLink(link: AgentLink): string {
+  return formatLinkRef({ uri: link.href, rel: link.rel, ...(link.type ? { type: link.type } : {}), ...(link.title ? { title: link.title } : {}) });
+}
+
+/** Every header value as a list of strings (Node allows a string, an array or a number). */
+export function headerValues(value: number | string | readonly string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value.map(String) : [String(value)];
+}
+
+/**
+ * Merges Link header values into one: every value is parsed with `http-link-header` (RFC 8288) and
+ * re-formatted, exact duplicates are sent once, order is kept (first occurrence wins). A value the
+ * parser cannot read is kept verbatim rather than lost.
+ *
+ * ```ts
+ * mergeLinkValues(['<https://hub.example/>; rel="hub"', '<https://hub.example/>; rel=hub, </llms.txt>; rel="describedby"'])
+ * // '<https://hub.example/>; rel="hub", </llms.txt>; rel="describedby"'
+ * ```
+ */
+export function mergeLinkValues(values: readonly string[]): string {
+  const seen = new Set<string>();
+  for (const raw of values) {
+    if (raw.trim() === '') continue;
+    let parsed: LinkRef[];
+    try {
+      parsed = LinkHeader.parse(raw).refs as LinkRef[];
+    } catch {
+      seen.add(raw.trim());
+      continue;
+    }
+    for (const ref of parsed) seen.add(formatLinkRef(ref));
+  }
+  return [...seen].join(', ');
+}

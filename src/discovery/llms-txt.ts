@@ -1,0 +1,58 @@
+import { PATHS, absoluteUrl } from '../http/paths.js';
+import type { PublicCategory } from './site-content.js';
+
+export interface LlmsTxtSite {
+  title: string;
+  description?: string;
+  base: string;
+  sitemapUrl?: string;
+  categories: readonly PublicCategory[];
+}
+
+/** One line of text: control characters and runs of white space become one space. */
+export const oneLine = (text: string): string => text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+
+/** Link text: one line, without the brackets that would end it early. */
+const linkName = (text: string): string => oneLine(text).replace(/\[/g, '(').replace(/\]/g, ')');
+
+/** A URL that cannot end the Markdown link early. */
+const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
+const item = (name: string, url: string, note: string): string => `- [${linkName(name)}](${linkUrl(url)}): ${oneLine(note)}`;
+
+/**
+ * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, and H2
+ * sections whose every line is `- [name](absolute url): note`. Only the API entry points and a
+ * search link per public, indexable top-level category.
+ */
+export function buildLlmsTxt(site: LlmsTxtSite): string {
+  const { base } = site;
+  const summary = site.description && oneLine(site.description)
+    ? oneLine(site.description)
+    : `Public content of ${oneLine(site.title)}, readable by agents through a read-only JSON and Markdown API.`;
+  const lines = [
+    `# ${oneLine(site.title)}`,
+    '',
+    `> ${summary}`,
+    '',
+    '## API',
+    '',
+    item('API help', absoluteUrl(base, PATHS.apiHelp), 'how to use the read-only content API, with a working search example'),
+    item('OpenAPI description', absoluteUrl(base, PATHS.openapi), 'OpenAPI 3.1.0 document of every route and parameter'),
+    item('API catalog', absoluteUrl(base, PATHS.apiCatalog), 'RFC 9727 linkset pointing to the API and its descriptions'),
+    item('Search', absoluteUrl(base, PATHS.search, { sort: 'newest' }), 'browse or full-text search public resources (add text=…); follow next_url until next is false'),
+    item('Categories', absoluteUrl(base, PATHS.schema), 'the public categories, to use as cat= in a search'),
+    item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
+    item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
+  ];
+  if (site.categories.length) {
+    lines.push('', '## Browse by category', '');
+    for (const c of site.categories) {
+      lines.push(item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`));
+    }
+  }
+  if (site.sitemapUrl) {
+    lines.push('', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages'));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,76 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { localize } from '../content/language.js';
+import { searchResources } from '../content/search.js';
+import { anonymousVisible, indexable, metaCategoryIds, noindexCategoryIds, notMeta } from '../content/visibility.js';
+
+/** A top-level category worth a search link: public, indexable, with searchable content. */
+export interface PublicCategory {
+  id: number;
+  /** What `cat=` takes: the unique name, else the id. */
+  ref: number | string;
+  title: string;
+  summary: string;
+}
+
+const MAX_CATEGORIES = 50;
+
+/**
+ * The top-level categories to advertise, in one statement: the category resource is anonymous-visible
+ * and indexable, the category is neither noindex nor vocabulary (`meta`), and its subtree holds at
+ * least one resource that a search would return (the same rules as `searchResources`).
+ *
+ * ```sql
+ * WITH RECURSIVE tree(id, top) AS (
+ *   SELECT id, id FROM category WHERE parent_id IS NULL
+ *   UNION SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id)
+ * SELECT c.id, r.name, r.title, r.summary FROM category c JOIN rsc r ON r.id = c.id
+ * WHERE c.parent_id IS NULL AND <anonymous-visible r> AND <indexable r>
+ *   AND c.id NOT IN (<noindex categories>) AND c.id NOT IN (<meta tree>)
+ *   AND c.id IN (SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
+ *                WHERE <anonymous-visible x> AND <indexable x> AND <not meta x>)
+ * ORDER BY c.id LIMIT 50
+ * ```
+ */
+export async function publicTopCategories(
+  db: Kysely<Database>,
+  siteNoindex: boolean,
+  language: string,
+  siteDefault: string,
+): Promise<PublicCategory[]> {
+  if (siteNoindex) return [];
+  const searchableTops = sql<number>`(WITH RECURSIVE tree(id, top) AS (
+      SELECT id, id FROM category WHERE parent_id IS NULL
+      UNION
+      SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id
+    ) SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
+      WHERE ${anonymousVisible('x')} AND ${indexable(siteNoindex, 'x')} AND ${notMeta('x')})`;
+  const rows = await db
+    .selectFrom('category as c')
+    .innerJoin('rsc as r', 'r.id', 'c.id')
+    .select(['c.id', 'r.name', 'r.title', 'r.summary'])
+    .where('c.parent_id', 'is', null)
+    .where(anonymousVisible('r'))
+    .where(indexable(siteNoindex, 'r'))
+    .where(sql<SqlBool>`c.id NOT IN ${noindexCategoryIds()}`)
+    .where(sql<SqlBool>`c.id NOT IN ${metaCategoryIds()}`)
+    .where(sql<SqlBool>`c.id IN ${searchableTops}`)
+    .orderBy('c.id')
+    .limit(MAX_CATEGORIES)
+    .execute();
+  return rows.map((row) => {
+    const ref = row.name ?? row.id;
+    return { id: row.id, ref, title: localize(row.title, language, siteDefault) || String(ref), summary: localize(row.summary, language, siteDefault) };
+  });
+}
+
+/**
+ * A word for the API help's full-text example, taken from the title of the newest searchable
+ * resource, so that the example finds at least that resource. `undefined` when nothing is public.
+ */
+export async function exampleSearchWord(db: Kysely<Database>, siteNoindex: boolean, siteDefault: string): Promise<string | undefined> {
+  const [newest] = await searchResources(db, { sort: 'newest', siteNoindex, offset: 0, limit: 1 });
+  if (!newest) return undefined;
+  const words = localize(newest.title, siteDefault, siteDefault).match(/[\p{L}\p{N}]{4,}/gu) ?? [];
+  return words.sort((a, b) => b.length - a.length)[0];
+}

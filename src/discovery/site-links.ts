@@ -1,0 +1,53 @@
+import { PATHS, absoluteUrl } from '../http/paths.js';
+import type { AgentLink } from './link-format.js';
+
+/** Media types the discovery documents are served and advertised with. */
+export const MEDIA = {
+  openapi: 'application/openapi+json',
+  linkset: 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+  llmsTxt: 'text/plain; charset=utf-8',
+  ard: 'application/json',
+  html: 'text/html; charset=utf-8',
+  markdown: 'text/markdown',
+  json: 'application/json',
+} as const;
+
+/**
+ * The site-level Link set (SPEC §5), defined once: headers, `<head>` and the home page all use it.
+ *
+ * ```text
+ * <https://example.com/.well-known/api-catalog>; rel="api-catalog"; type="application/linkset+json"
+ * <https://example.com/openapi.json>; rel="service-desc"; type="application/openapi+json"
+ * <https://example.com/api-help>; rel="service-doc"; type="text/html"
+ * <https://example.com/llms.txt>; rel="describedby"; type="text/plain"
+ * <https://example.com/.well-known/ard.json>; rel="ard"; type="application/json"
+ * ```
+ */
+export function siteLinks(base: string): AgentLink[] {
+  return [
+    { href: absoluteUrl(base, PATHS.apiCatalog), rel: 'api-catalog', type: 'application/linkset+json' },
+    { href: absoluteUrl(base, PATHS.openapi), rel: 'service-desc', type: MEDIA.openapi },
+    { href: absoluteUrl(base, PATHS.apiHelp), rel: 'service-doc', type: 'text/html' },
+    { href: absoluteUrl(base, PATHS.llmsTxt), rel: 'describedby', type: 'text/plain' },
+    { href: absoluteUrl(base, PATHS.ard), rel: 'ard', type: MEDIA.ard },
+  ];
+}
+
+/** The per-resource alternates: only for anonymous-visible and indexable resources. */
+export function resourceAlternates(base: string, ref: number | string): AgentLink[] {
+  return [
+    { href: absoluteUrl(base, PATHS.markdown(ref)), rel: 'alternate', type: MEDIA.markdown },
+    { href: absoluteUrl(base, PATHS.resource(ref)), rel: 'alternate', type: MEDIA.json },
+  ];
+}
+
+const served = new WeakSet<object>();
+
+/** Marks a response as one of the plugin's own (it never gets the site-level links added). */
+export function markPluginResponse(res: object): void {
+  served.add(res);
+}
+
+export function isPluginResponse(res: object): boolean {
+  return served.has(res);
+}

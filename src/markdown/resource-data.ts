@@ -1,0 +1,102 @@
+import { sql, type Kysely } from 'kysely';
+import type { Block, Database, LocalizedText } from '../db/schema.js';
+import { anonymousVisible } from '../content/visibility.js';
+
+/** What composition reads of a resource. Only anonymous-visible resources are ever loaded. */
+export interface ComposableResource {
+  id: number;
+  name: string | null;
+  category_id: number;
+  /** The name of the resource's category. */
+  category: string | null;
+  language: string[];
+  title: Record<string, string>;
+  summary: Record<string, string>;
+  body: Record<string, string>;
+  blocks: Block[];
+  props: Record<string, unknown>;
+  uri: string | null;
+  license: LocalizedText | null;
+  attribution: LocalizedText | null;
+}
+
+/** A jsonb object or array column; anything else (a host view with odd data) reads as `fallback`. */
+const jsonObject = <T extends object>(value: unknown, fallback: T): T =>
+  value !== null && typeof value === 'object' && Array.isArray(value) === Array.isArray(fallback) ? (value as T) : fallback;
+
+/**
+ * Loads the anonymous-visible resources among `keys` (ids or unique names), in one query. Missing,
+ * private, unpublished and out-of-window resources are simply absent from the result.
+ *
+ * ```sql
+ * select "r"."id", …, "c"."name" as "category" from "rsc" as "r" left join "rsc" as "c" on "c"."id" = "r"."category_id"
+ * where ("r"."id" in ($1) or "r"."name" in ($2)) and ("r"."is_published" AND "r"."visibility" = 'public' AND …)
+ * ```
+ */
+export async function loadVisibleResources(
+  db: Kysely<Database>,
+  keys: readonly (number | string)[],
+): Promise<ComposableResource[]> {
+  const ids = keys.filter((k): k is number => typeof k === 'number');
+  const names = keys.filter((k): k is string => typeof k === 'string');
+  if (!ids.length && !names.length) return [];
+  const rows = await db
+    .selectFrom('rsc as r')
+    .leftJoin('rsc as c', 'c.id', 'r.category_id')
+    .select([
+      'r.id', 'r.name', 'r.category_id', 'c.name as category', 'r.language', 'r.title', 'r.summary', 'r.body', 'r.blocks', 'r.props',
+      'r.uri', 'r.license', 'r.attribution',
+    ])
+    .where((eb) => eb.or([...(ids.length ? [eb('r.id', 'in', ids)] : []), ...(names.length ? [eb('r.name', 'in', names)] : [])]))
+    .where(anonymousVisible('r'))
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    category_id: Number(r.category_id),
+    category: r.category ?? null,
+    language: Array.isArray(r.language) ? r.language : [],
+    title: jsonObject(r.title, {}),
+    summary: jsonObject(r.summary, {}),
+    body: jsonObject(r.body, {}),
+    blocks: jsonObject<Block[]>(r.blocks, []).filter((b) => b !== null && typeof b === 'object'),
+    props: jsonObject(r.props, {}),
+    uri: r.uri,
+    // jsonb arrives parsed: a license given as one string for all languages is a JSON string value.
+    license: r.license ?? null,
+    attribution: r.attribution ?? null,
+  }));
+}
+
+/** How far up the category tree template selection looks (a cycle in `parent_id` stops here too). */
+export const MAX_CATEGORY_DEPTH = 32;
+
+/**
+ * The category names from each given category up to the root: the category's own name first, then
+ * each ancestor's. One recursive query for all of them.
+ *
+ * ```sql
+ * WITH RECURSIVE chain(start_id, id, depth) AS (SELECT id, id, 0 FROM category WHERE id IN (…)
+ *   UNION ALL SELECT chain.start_id, c.parent_id, chain.depth + 1 FROM chain JOIN category c ON c.id = chain.id
+ *   WHERE c.parent_id IS NOT NULL AND chain.depth < 32)
+ * SELECT chain.start_id, r.name FROM chain JOIN rsc r ON r.id = chain.id ORDER BY chain.start_id, chain.depth
+ * ```
+ */
+export async function categoryChains(db: Kysely<Database>, categoryIds: readonly number[]): Promise<Map<number, string[]>> {
+  const chains = new Map<number, string[]>();
+  const unique = [...new Set(categoryIds)];
+  if (!unique.length) return chains;
+  const result = await sql<{ start_id: number | string; name: string | null }>`
+    WITH RECURSIVE chain(start_id, id, depth) AS (
+      SELECT c.id, c.id, 0 FROM category c WHERE c.id IN (${sql.join(unique.map((id) => sql`${id}::bigint`))})
+      UNION ALL
+      SELECT chain.start_id, c.parent_id, chain.depth + 1 FROM chain JOIN category c ON c.id = chain.id
+      WHERE c.parent_id IS NOT NULL AND chain.depth < ${MAX_CATEGORY_DEPTH}
+    )
+    SELECT chain.start_id, r.name FROM chain JOIN rsc r ON r.id = chain.id ORDER BY chain.start_id, chain.depth`.execute(db);
+  for (const id of unique) chains.set(id, []);
+  for (const row of result.rows) {
+    if (row.name) chains.get(Number(row.start_id))?.push(row.name);
+  }
+  return chains;
+}
