@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import {
   bootstrapVocabulary,
@@ -227,4 +227,6 @@ export async function seedDemoContent(db: Kysely<Database>): Promise<void> {
   }
   await insertEdges(db, notes.map((id, i) => ({ subject: id, predicate: subject, object: openData, seq: i + 1 })));
   await insertEdges(db, notes.slice(0, 40).map((id) => ({ subject: id, predicate: author, object: grace })));
+  // Fresh planner statistics, as a host's autovacuum would gather them.
+  await sql`ANALYZE`.execute(db);
 }

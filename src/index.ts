@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import { openDatabase, type ContentDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrator.js';
-import { createHeadLinks, createLinkMiddleware, createSetResourceHeaders } from './discovery/index.js';
+import { createHeadLinks, createLinkMiddleware, createResourceLinks, createSetResourceHeaders } from './discovery/index.js';
 import { createAgentRouter } from './http/router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
@@ -19,6 +19,8 @@ export interface AgentDiscovery {
   readonly linkHeaders: RequestHandler;
   /** Adds the site-level and (when public and indexable) per-resource Link values to a response. */
   readonly setResourceHeaders: (req: Request, res: Response, id: number | string) => Promise<void>;
+  /** Route-level middleware for the host's resource route: `app.get('/page/:id', agent.resourceLinks('id'), render)`. */
+  readonly resourceLinks: (param?: string) => RequestHandler;
   /** Renders the `<link>` elements for `<head>` (site-level, plus the resource's alternates). */
   readonly headLinks: (req: Request, id?: number | string) => Promise<string>;
   readonly options: ResolvedOptions;
@@ -57,6 +59,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     router: createAgentRouter(ctx),
     linkHeaders: createLinkMiddleware(ctx),
     setResourceHeaders: createSetResourceHeaders(ctx),
+    resourceLinks: createResourceLinks(ctx),
     headLinks: createHeadLinks(ctx),
     options,
     database,

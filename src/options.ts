@@ -71,7 +71,12 @@ export const optionsSchema = z
   .object({
     siteTitle: z.string().trim().min(1).max(200),
     description: z.string().max(1000).optional(),
-    baseUrl: absoluteHttpUrl.transform((u) => u.replace(/\/+$/, '')).optional(),
+    baseUrl: absoluteHttpUrl
+      .transform((u) => {
+        const url = new URL(u);
+        return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+      })
+      .optional(),
     languages: z.array(languageCode).min(1).default(['en']),
     defaultLanguage: languageCode.optional(),
     noindex: z.boolean().default(false),

@@ -12,7 +12,6 @@ import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApi } from './openapi.js';
 import { exampleSearchWord, publicTopCategories } from './site-content.js';
 import { MEDIA } from './site-links.js';
-import { createDiscoveryTemplates } from './template-environment.js';
 
 export { createLinkMiddleware } from './link-middleware.js';
 export { createSetResourceHeaders, createResourceLinks } from './resource-links.js';
@@ -43,7 +42,7 @@ function cachedPerBase<T>(cache: Map<string, T>, base: string, build: () => T): 
 export function mountDiscovery(router: Router, ctx: AgentContext, operations: () => OperationSpec[]): void {
   const { options } = ctx;
   const mountedAt = new Date();
-  const templates = createDiscoveryTemplates(options.templateDirs);
+  const templates = ctx.templates;
   const openapiByBase = new Map<string, string>();
   const helpByBase = new Map<string, DiscoveryVariable>();
 
