@@ -4,7 +4,7 @@
  * between runs), then reports side by side, interleaved in one run:
  *   - search browse: first page vs a deep page through the continuation vs the OFFSET read at the same depth
  *   - text search p50/p99
- *   - /api/agent/resource/{id} throughput vs a bare Express + pg endpoint reading one row by key
+ *   - /api/agent/resource/{id} and the Markdown route's throughput vs a bare Express + pg endpoint reading one row by key
  *
  *   npx tsx bench/facade-bench.ts
  */
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
 
   const ids = Array.from({ length: 500 }, (_, i) => 1000 + i * 1777).filter((id) => id % 50 !== 0 && id % 97 !== 0);
   const plugin = await throughput(base, ids.map((id) => `/api/agent/resource/${id}`));
+  const markdown = await throughput(base, ids.map((id) => `/agent/resource/${id}/markdown`));
   const floor = await throughput(bareServer.base, ids.map((id) => `/row/${id}`));
 
   const row = (name: string, xs: number[]) => `| ${name} | ${ms(pct(xs, 50))} | ${ms(pct(xs, 99))} |`;
@@ -159,6 +160,7 @@ async function main(): Promise<void> {
       '| endpoint (20 connections, 4 s) | req/s | p50 ms | p99 ms |',
       '|---|---|---|---|',
       `| /api/agent/resource/{id} | ${plugin.rps.toFixed(0)} | ${plugin.p50} | ${plugin.p99} |`,
+      `| /agent/resource/{id}/markdown | ${markdown.rps.toFixed(0)} | ${markdown.p50} | ${markdown.p99} |`,
       `| bare Express + pg by primary key | ${floor.rps.toFixed(0)} | ${floor.p50} | ${floor.p99} |`,
       '',
       `resource read / bare throughput ratio: ${(plugin.rps / floor.rps).toFixed(2)}`,

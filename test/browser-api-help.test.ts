@@ -1,0 +1,66 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { chromium, type Browser } from 'playwright-core';
+import { backends, type TestDatabase } from './support/backends.js';
+import { createExampleSite } from '../example-site/app.js';
+import { DEMO } from '../example-site/seed.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+// A person's view: the API help page in a real browser, its search example clicked, and an
+// ordinary page whose visible body says nothing about the API (discovery lives in <head> only).
+describe('in a real browser (Debian Chromium)', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (.ci/run installs it)` }, () => {
+  let content: TestDatabase;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  before(async () => {
+    content = await backends[0]!.open();
+    const site = await createExampleSite({ database: { kysely: content.db } });
+    server = await new Promise<Server>((resolve) => {
+      const s = site.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+    await content?.close();
+  });
+
+  it('the API help page\'s search example is clickable and returns public results', async () => {
+    const page = await browser.newPage();
+    const response = await page.goto(`${base}/api-help`);
+    assert.equal(response?.status(), 200);
+    assert.match(await page.title(), /API help · Harbour Example/);
+    await page.getByRole('link', { name: 'Full-text search example' }).click();
+    await page.waitForURL(/\/api\/agent\/search\?/);
+    const body = JSON.parse(await page.locator('body').innerText());
+    assert.equal(body.status, 'ok');
+    assert.ok(body.result.items.length > 0, 'the example finds something');
+    assert.ok(!JSON.stringify(body).includes('SECRET'));
+    await page.close();
+  });
+
+  it('a resource page shows no API links in its body; the head carries them', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/api/agent/resource/${DEMO.welcome}`);
+    const id = JSON.parse(await page.locator('body').innerText()).result.id;
+    await page.goto(`${base}/en/page/${id}`);
+    const visible = await page.locator('body').innerText();
+    assert.match(visible, /Welcome to the example site/);
+    assert.ok(!/api|markdown|openapi|llms/i.test(visible), `visible body mentions the API: ${visible}`);
+    const bodyLinks = await page.locator('body a').evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
+    assert.ok(!bodyLinks.some((href) => /\/api|markdown|openapi|llms/.test(href)));
+    const alternates = await page.locator('head link[rel="alternate"]').evaluateAll((ls) => ls.map((l) => l.getAttribute('type')));
+    assert.deepEqual(alternates.sort(), ['application/json', 'text/markdown']);
+    await page.close();
+  });
+});
