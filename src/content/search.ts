@@ -39,6 +39,11 @@ const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_star
  * ```
  */
 export async function searchResources(db: Kysely<Database>, q: SearchQuery): Promise<SearchRow[]> {
+  return (await searchQuery(db, q).execute()) as SearchRow[];
+}
+
+/** The query `searchResources` runs, unexecuted (for tests of its SQL and plan). */
+export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
   let query = fromResourcesWithCategory(db)
     .select(SUMMARY_COLUMNS)
     .where(anonymousVisible('r'))
@@ -52,14 +57,12 @@ export async function searchResources(db: Kysely<Database>, q: SearchQuery): Pro
   if (q.publishedUntil) query = query.where('r.publication_start', '<', q.publishedUntil);
 
   if (q.sort === 'id') {
-    const rows = await query
+    return query
       .select(sql<number>`r.id`.as('sort_key'))
       .$if(q.after !== undefined, (qb) => qb.where('r.id', '>', q.after![0]!))
       .orderBy('r.id', 'asc')
       .offset(q.offset)
-      .limit(q.limit)
-      .execute();
-    return rows as SearchRow[];
+      .limit(q.limit);
   }
   const column = SORT_COLUMN[q.sort];
   const descending = q.sort !== 'oldest';
@@ -73,13 +76,11 @@ export async function searchResources(db: Kysely<Database>, q: SearchQuery): Pro
       ? paged.where(sql<SqlBool>`${sql.ref(column)} <= ${t}`).where(sql<SqlBool>`(${sql.ref(column)} < ${t} OR r.id > ${id})`)
       : paged.where(sql<SqlBool>`(${sql.ref(column)}, r.id) > (${t}, ${id})`);
   }
-  const rows = await paged
+  return paged
     .orderBy(column, descending ? 'desc' : 'asc')
     .orderBy('r.id', 'asc')
     .offset(q.offset)
-    .limit(q.limit)
-    .execute();
-  return rows as SearchRow[];
+    .limit(q.limit);
 }
 
 /** The keyset position of a row in the given sort. */

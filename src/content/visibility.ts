@@ -36,7 +36,7 @@ export function noindexCategoryIds(): RawBuilder<number> {
  * nor any ancestor category is noindex.
  *
  * ```sql
- * (NOT "r"."seo_noindex" AND "r"."category_id" <> ALL (ARRAY(WITH RECURSIVE noindex_tree ...)))
+ * (NOT "r"."seo_noindex" AND "r"."category_id" NOT IN (WITH RECURSIVE noindex_tree ...))
  * ```
  */
 export function indexable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
@@ -45,20 +45,24 @@ export function indexable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBo
 }
 
 /**
- * `column` is one of the ids of a set subquery. The set becomes an array computed once per query
- * (an InitPlan), so the test per row stays cheap whatever the planner's statistics say.
+ * `column` is one of the ids of a set subquery.
  *
  * ```sql
- * "r"."category_id" = ANY (ARRAY(WITH RECURSIVE ... SELECT id FROM ...))
+ * "r"."category_id" IN (WITH RECURSIVE ... SELECT id FROM ...)
  * ```
+ *
+ * Kept as `IN`/`NOT IN` over the subquery (a hashed SubPlan): the planner then estimates the filter
+ * with its default selectivity and keeps the ordered index scan under LIMIT. An `= ANY(ARRAY(...))`
+ * InitPlan looked cheaper per row but collapsed the row estimate when most rows share one category,
+ * and the planner sorted the whole table instead (measured: 4 s instead of 11 ms on 1M rows).
  */
 export function inIdSet(column: string, set: RawBuilder<number>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${sql.ref(column)} = ANY (ARRAY${set})`;
+  return sql<SqlBool>`${sql.ref(column)} IN ${set}`;
 }
 
 /** `column` is none of the ids of a set subquery (see `inIdSet`). */
 export function notInIdSet(column: string, set: RawBuilder<number>): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${sql.ref(column)} <> ALL (ARRAY${set})`;
+  return sql<SqlBool>`${sql.ref(column)} NOT IN ${set}`;
 }
 
 /** Ids of the given categories and all their descendants (cycle-safe). */
