@@ -20,7 +20,6 @@ import { edgePage, type EdgeCandidateQuery } from '../src/content/edges.js';
 import { createAgentDiscovery } from '../src/index.js';
 import { createContext } from '../src/context.js';
 import { mountRelated } from '../src/http/related-routes.js';
-import { encodeContinuation } from '../src/http/continuation.js';
 import { pageScope } from '../src/http/paging.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate, insertResource } from '../example-site/content-store.js';
 
@@ -165,14 +164,15 @@ async function report(db: Kysely<Database>, url: string, hub: number): Promise<v
   const agent = await createAgentDiscovery({ siteTitle: 'Bench', languages: ['en', 'nl'], database: { url } });
   const app = express();
   const router = express.Router();
-  mountRelated(router, createContext(agent.options, agent.database));
+  const ctx = createContext(agent.options, agent.database);
+  mountRelated(router, ctx);
   app.use(router);
   const server = app.listen(0);
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const scope = pageScope(`related/${hub}`, { direction: 'in', language: 'en', pagelen: PAGELEN });
-    const cursor = encodeContinuation(scope, after);
+    const cursor = ctx.continuations.encode(scope, 2, after);
     const first = `${origin}/api/agent/related/${hub}?direction=in&pagelen=${PAGELEN}`;
     const deepUrl = `${first}&page=2&cursor=${cursor}`;
     const lastLegal = `${first}&page=${10_000 / PAGELEN}`;

@@ -5,6 +5,7 @@ import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
 import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { localize } from '../src/content/language.js';
+import { anonymousVisible } from '../src/content/visibility.js';
 import { isSeeded, seedDemoContent } from './seed.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
@@ -86,10 +87,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
 
   // The host's own access rule: anonymous visitors see published, public pages inside their
   // publication window; the administrator sees everything.
-  const hostVisible = (req: Request) =>
-    isAdmin(req, session)
-      ? sql<SqlBool>`true`
-      : sql<SqlBool>`(is_published AND visibility = 'public' AND publication_start <= now() AND (publication_end IS NULL OR publication_end > now()))`;
+  const hostVisible = (req: Request) => (isAdmin(req, session) ? sql<SqlBool>`true` : anonymousVisible('rsc'));
 
   app.get('/', async (req, res, next) => {
     try {

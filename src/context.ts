@@ -6,6 +6,7 @@ import type { Database } from './db/schema.js';
 import type { ResolvedOptions } from './options.js';
 import { publicBaseUrl } from './http/base-url.js';
 import { createTemplateEnvironment } from './markdown/template-environment.js';
+import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
 export interface AgentContext {
@@ -14,6 +15,8 @@ export interface AgentContext {
   readonly db: Kysely<Database>;
   /** The plugin's private Nunjucks environment: site override directories first, its own templates last. */
   readonly templates: nunjucks.Environment;
+  /** Seals and opens the keyset continuations of `next_url`. */
+  readonly continuations: ContinuationCodec;
   /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
   baseUrl(req: Request): string;
 }
@@ -24,6 +27,7 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     content,
     db: content.db,
     templates: createTemplateEnvironment(options.templateDirs),
+    continuations: createContinuationCodec(options.continuationSecret),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
   });
 }

@@ -97,6 +97,7 @@ export const optionsSchema = z
     linkAllHtml: z.boolean().default(false),
     database: databaseOption,
     migrate: z.boolean().default(false),
+    continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS),
     maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
     callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(

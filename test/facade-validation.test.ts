@@ -4,6 +4,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
+import { continuationScope, createContinuationCodec } from '../src/http/continuation.js';
 
 /** Asserts a 400 envelope naming the parameter. */
 async function expect400(app: Express, url: string, parameter: string, reason?: RegExp) {
@@ -93,24 +94,52 @@ for (const backend of backends) {
       await expect400(app, '/api/agent/search?page=137&pagelen=73', 'page');
     });
 
-    it('a tampered, transplanted or malformed continuation is a 400, never a 500', async () => {
+    it('a tampered, transplanted, foreign or malformed continuation is a 400, never a 500', async () => {
       const first = await expect200(app, '/api/agent/search?pagelen=2&sort=newest');
       const next = new URL(first.next_url);
       const cursor = next.searchParams.get('cursor')!;
-      const [payload, mac] = cursor.split('.') as [string, string];
-      const forged = Buffer.from(JSON.stringify([0, 1])).toString('base64url');
-      for (const bad of [
-        `${forged}.${mac}`,
-        `${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
-        `${payload}x.${mac}`,
-        `${Buffer.from('not json').toString('base64url')}.${mac}`,
-      ]) {
+      // Sealed: the position is not readable (no ids, no JSON).
+      assert.throws(() => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+      assert.ok(Buffer.from(cursor, 'base64url').length > 12 + 16, 'nonce, ciphertext and tag');
+      const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1);
+      const foreign = createContinuationCodec('some-other-deployment-secret-000000000').encode(
+        continuationScope('/api/agent/search', { language: 'en', pagelen: 2, sort: 'newest' }),
+        2,
+        [Date.now() * 1000, 1],
+      );
+      for (const bad of [flip(cursor, 5), flip(cursor, cursor.length - 3), cursor.slice(0, -4), `${cursor}AAAA`, foreign, Buffer.from('[1,2]').toString('base64url').padEnd(20, 'A')]) {
         await expect400(app, `/api/agent/search?pagelen=2&sort=newest&page=2&cursor=${encodeURIComponent(bad)}`, 'cursor');
       }
-      // Transplanted to another query (different sort): rejected.
+      // Transplanted to another query (different sort) or another page: rejected.
       await expect400(app, `/api/agent/search?pagelen=2&sort=oldest&page=2&cursor=${encodeURIComponent(cursor)}`, 'cursor');
+      await expect400(app, `/api/agent/search?pagelen=2&sort=newest&page=1&cursor=${encodeURIComponent(cursor)}`, 'cursor');
+      await expect400(app, `/api/agent/search?pagelen=2&sort=newest&cursor=${encodeURIComponent(cursor)}`, 'cursor');
       // The genuine one works.
       await expect200(app, `/api/agent/search?pagelen=2&sort=newest&page=2&cursor=${encodeURIComponent(cursor)}`);
+    });
+
+    it('positions that open but are not safe integers of the right length are a 400', async () => {
+      const secret = 'facade-validation-secret-0123456789abcdef';
+      const { app: keyed } = await pluginApp(demo.db, { continuationSecret: secret });
+      const codec = createContinuationCodec(secret);
+      const scope = (sort: string) => continuationScope('/api/agent/search', { language: 'en', pagelen: 1, sort });
+      for (const [sort, position] of [['id', [1.5]], ['id', [1, 2]], ['newest', [1e300, 1]], ['newest', [1.5, 1.5]], ['newest', [-1e20, 1]], ['oldest', [1]]] as const) {
+        const token = codec.encode(scope(sort), 2, [...position]);
+        await expect400(keyed, `/api/agent/search?pagelen=1&sort=${sort}&page=2&cursor=${token}`, 'cursor');
+      }
+      const schemaToken = codec.encode(continuationScope('/api/agent/schema', { kind: 'category', language: 'en', pagelen: 1 }), 2, [1.5]);
+      await expect400(keyed, `/api/agent/schema?pagelen=1&page=2&cursor=${schemaToken}`, 'cursor');
+      // The same codec and a sound position: accepted.
+      await expect200(keyed, `/api/agent/search?pagelen=1&sort=id&page=2&cursor=${codec.encode(scope('id'), 2, [1])}`);
+    });
+
+    it('control characters, NUL and far-future dates never reach the database as a 500', async () => {
+      await expect400(app, '/api/agent/search?text=a%00b', 'text', /control character/);
+      await expect400(app, '/api/agent/search?text=%1B%5B31m', 'text', /control character/);
+      await expect200(app, `/api/agent/search?text=${encodeURIComponent('tab\tand newline\n')}`);
+      await expect200(app, '/api/agent/search?publication_before=9999-12-31');
+      await expect200(app, '/api/agent/search?publication_after=0001-01-01');
+      await expect400(app, '/api/agent/search?publication_after=0000-01-01', 'publication_after');
     });
 
     it('resource read: numeric id or name; anything else 400; only language is accepted', async () => {

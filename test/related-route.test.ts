@@ -4,7 +4,8 @@ import type express from 'express';
 import request from 'supertest';
 import { backends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, localPath, relatedApp, type EdgeVocabulary } from './support/edge-graph.js';
-import { encodeContinuation } from '../src/http/continuation.js';
+import { TEST_CONTINUATION_SECRET } from './support/edge-graph.js';
+import { continuationScope, createContinuationCodec } from '../src/http/continuation.js';
 
 interface RelatedItem {
   predicate: { id: number; name: string | null };
@@ -256,7 +257,12 @@ for (const backend of backends) {
       await insertEdgeRows(content.db, nodes.map((object) => ({ subject: h, predicate: vocab.about, object })));
       const page = await get(`/api/agent/related/${h}?pagelen=1`);
       const cursor = new URL(page.next_url!).searchParams.get('cursor')!;
-      const forged = encodeContinuation(`related/${h}?[]`, [vocab.about, nodes[0]!]);
+      // Sealed by another process (another key): rejected like an edited one.
+      const forged = createContinuationCodec('another-process-secret-0123456789abcdef').encode(
+        continuationScope(`related/${h}`, { direction: 'out', language: 'en', pagelen: 1 }),
+        2,
+        [vocab.about, nodes[0]!],
+      );
       const matrix: [string, string][] = [
         ['direction=sideways', 'direction'],
         ['direction=', 'direction'],
@@ -274,10 +280,11 @@ for (const backend of backends) {
         ['foo=1', 'foo'],
         ['cursor=abc', 'cursor'],
         [`cursor=${cursor.slice(0, -2)}xx`, 'cursor'],
-        [`pagelen=1&cursor=${forged}`, 'cursor'],
-        [`pagelen=1&direction=in&cursor=${cursor}`, 'cursor'],
-        [`pagelen=2&cursor=${cursor}`, 'cursor'],
-        [`pagelen=1&language=nl&cursor=${cursor}`, 'cursor'],
+        [`pagelen=1&page=2&cursor=${forged}`, 'cursor'],
+        [`pagelen=1&page=3&cursor=${cursor}`, 'cursor'],
+        [`page=2&pagelen=1&direction=in&cursor=${cursor}`, 'cursor'],
+        [`page=2&pagelen=2&cursor=${cursor}`, 'cursor'],
+        [`page=2&pagelen=1&language=nl&cursor=${cursor}`, 'cursor'],
       ];
       for (const [query, parameter] of matrix) {
         const res = await request(app).get(`/api/agent/related/${h}?${query}`);
@@ -291,11 +298,16 @@ for (const backend of backends) {
         assert.match(res.body.message, /^parameter "id": /);
       }
       // A continuation that parses but holds a position of the wrong shape.
-      const bad = encodeContinuation(`related/${h}?${JSON.stringify([['direction', 'out'], ['language', 'en'], ['pagelen', 1]])}`, ['x', 1]);
-      const res = await request(app).get(`/api/agent/related/${h}?pagelen=1&cursor=${bad}`).expect(400);
-      assert.equal(res.body.message, 'parameter "cursor": malformed continuation');
-      // The genuine continuation works.
-      await request(app).get(`/api/agent/related/${h}?pagelen=1&cursor=${cursor}`).expect(200);
+      const codec = createContinuationCodec(TEST_CONTINUATION_SECRET);
+      const scope = continuationScope(`related/${h}`, { direction: 'out', language: 'en', pagelen: 1 });
+      for (const position of [[vocab.about], [1.5, 1], [1e300, 1], [vocab.about, nodes[0]!, 3]]) {
+        const bad = codec.encode(scope, 2, position);
+        const res = await request(app).get(`/api/agent/related/${h}?pagelen=1&page=2&cursor=${bad}`).expect(400);
+        assert.match(res.body.message, /^parameter "cursor": /);
+      }
+      // A well-formed position sealed with the app's key works, and so does the genuine continuation.
+      await request(app).get(`/api/agent/related/${h}?pagelen=1&page=2&cursor=${codec.encode(scope, 2, [vocab.about, nodes[0]!])}`).expect(200);
+      await request(app).get(`/api/agent/related/${h}?pagelen=1&page=2&cursor=${cursor}`).expect(200);
     });
   });
 }

@@ -92,7 +92,7 @@ export interface EdgeCandidate {
  * left join lateral (select cat.name as category_name, cat.title as category_title from rsc as cat
  *   where cat.id = x.category_id limit 1) as xc on true
  * left join lateral (select p.id, p.name from rsc as p
- *   where p.id = c.predicate_id and <anonymous-visible p> limit 1) as pv on true
+ *   where p.id = c.predicate_id and <anonymous-visible p> and <indexable p> limit 1) as pv on true
  * ```
  */
 export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: boolean }) {
@@ -111,7 +111,9 @@ export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { si
       (join) => join.onTrue(),
     )
     .leftJoinLateral(
-      (eb) => eb.selectFrom('rsc as cat').select(CATEGORY_COLUMNS).whereRef('cat.id', '=', 'x.category_id').limit(1).as('xc'),
+      // The endpoint's category only when it is public itself (as in every item).
+      (eb) =>
+        eb.selectFrom('rsc as cat').select(CATEGORY_COLUMNS).whereRef('cat.id', '=', 'x.category_id').where(anonymousVisible('cat')).limit(1).as('xc'),
       (join) => join.onTrue(),
     )
     .leftJoinLateral(
@@ -121,6 +123,7 @@ export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { si
           .select(['p.id', 'p.name'])
           .whereRef('p.id', '=', 'c.predicate_id')
           .where(anonymousVisible('p'))
+          .where(indexable(q.siteNoindex, 'p'))
           .limit(1)
           .as('pv'),
       (join) => join.onTrue(),

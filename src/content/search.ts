@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, categorySubtree, indexable, inIdSet, notMeta } from './visibility.js';
+import { categorySubtree, inIdSet, listable, publicCategory } from './visibility.js';
 import { epochMicros, fromEpochMicros } from './keyset.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 
@@ -46,9 +46,7 @@ export async function searchResources(db: Kysely<Database>, q: SearchQuery): Pro
 export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
   let query = fromResourcesWithCategory(db)
     .select(SUMMARY_COLUMNS)
-    .where(anonymousVisible('r'))
-    .where(indexable(q.siteNoindex, 'r'))
-    .where(notMeta('r'));
+    .where(listable(q.siteNoindex, 'r'));
   if (q.text !== undefined && q.text.trim() !== '') {
     query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
   }
@@ -89,15 +87,15 @@ export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
 }
 
 /**
- * Resolves a `cat` parameter (name or id) to a category id, only when the category itself is
- * anonymous-visible; `undefined` otherwise.
+ * Resolves a `cat` parameter (name or id) to a category id, only when the category is public
+ * vocabulary (the schema read's rule); `undefined` otherwise, exactly as for a missing category.
  */
-export async function resolveCategory(db: Kysely<Database>, ref: number | string): Promise<number | undefined> {
+export async function resolveCategory(db: Kysely<Database>, ref: number | string, siteNoindex: boolean): Promise<number | undefined> {
   const row = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .select('c.id')
-    .where(anonymousVisible('r'))
+    .where(publicCategory(siteNoindex, 'r', 'c'))
     .where(typeof ref === 'number' ? sql<SqlBool>`c.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
     .executeTakeFirst();
   return row?.id;

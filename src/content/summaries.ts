@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
 import { chooseLanguage, localize, type LanguageFields } from './language.js';
+import { anonymousVisible } from './visibility.js';
 
 /** The columns a summary item needs, from `rsc as r` joined to its category resource `rsc as cat`. */
 export const SUMMARY_COLUMNS = [
@@ -15,6 +16,7 @@ export const SUMMARY_COLUMNS = [
   'r.publication_start',
   'r.modified',
   'r.category_id',
+  'cat.id as category_public_id',
   'cat.name as category_name',
   'cat.title as category_title',
 ] as const;
@@ -29,8 +31,10 @@ export interface SummaryRow {
   publication_start: Date;
   modified: Date;
   category_id: number;
+  /** Set only when the category itself is anonymous-visible; a private category stays unnamed. */
+  category_public_id: number | null;
   category_name: string | null;
-  category_title: Record<string, string>;
+  category_title: Record<string, string> | null;
 }
 
 /** What every URL in an item is built from. */
@@ -40,9 +44,21 @@ export interface ItemContext {
   requestedLanguage: string;
 }
 
-/** `rsc as r` joined to its category's resource, ready for SUMMARY_COLUMNS. */
+/**
+ * `rsc as r` joined to its category's resource `cat` when that category is anonymous-visible (a
+ * public resource in a private category must not reveal the category), ready for SUMMARY_COLUMNS.
+ */
 export function fromResourcesWithCategory(db: Kysely<Database>) {
-  return db.selectFrom('rsc as r').innerJoin('rsc as cat', 'cat.id', 'r.category_id');
+  return db
+    .selectFrom('rsc as r')
+    .leftJoin('rsc as cat', (join) => join.onRef('cat.id', '=', 'r.category_id').on(anonymousVisible('cat')));
+}
+
+/** The category reference of an item: null when the category is not public. */
+export function categoryReference(row: Pick<SummaryRow, 'category_public_id' | 'category_name' | 'category_title'>, language: string, siteDefault: string) {
+  return row.category_public_id === null
+    ? null
+    : { id: row.category_public_id, name: row.category_name, title: localize(row.category_title, language, siteDefault) };
 }
 
 export const toIso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
@@ -67,7 +83,7 @@ export function summaryItem(ic: ItemContext, row: SummaryRow) {
     uri: entityUri(ic.base, row.id, row.uri),
     title: localize(row.title, l, ic.options.defaultLanguage),
     summary: localize(row.summary, l, ic.options.defaultLanguage),
-    category: { id: row.category_id, name: row.category_name, title: localize(row.category_title, l, ic.options.defaultLanguage) },
+    category: categoryReference(row, l, ic.options.defaultLanguage),
     page_url: pageUrl(ic, row, l),
     json_url: absoluteUrl(ic.base, PATHS.resource(row.id), langQuery),
     markdown_url: absoluteUrl(ic.base, PATHS.markdown(row.id), langQuery),

@@ -92,6 +92,21 @@ export function notMeta(alias = 'rsc'): RawBuilder<SqlBool> {
   return notInIdSet(`${alias}.category_id`, metaCategoryIds());
 }
 
+/**
+ * Listed by search and advertised: anonymous-visible, indexable and not vocabulary (`meta`).
+ */
+export function listable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notMeta(alias)})`;
+}
+
+/**
+ * A category that is public vocabulary: its resource (`alias`) is anonymous-visible and indexable,
+ * and the category (`categoryAlias`) is not noindex itself or below a noindex category.
+ */
+export function publicCategory(siteNoindex: boolean, alias: string, categoryAlias: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notInIdSet(`${categoryAlias}.id`, noindexCategoryIds())})`;
+}
+
 /** How a resource appears to an anonymous visitor. `undefined` when it does not exist at all. */
 export interface Exposure {
   visible: boolean;

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, indexable, inIdSet, namedCategoryTree, noindexCategoryIds, notInIdSet } from './visibility.js';
+import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory } from './visibility.js';
 
 /**
  * The public vocabulary (SPEC §6 schema read): categories and predicates that are anonymous-visible
@@ -21,11 +21,6 @@ export interface CategoryRow extends VocabularyRow {
   parent_id: number | null;
   parent_name: string | null;
   parent_title: Record<string, string> | null;
-}
-
-/** A category (alias `c`, joined to its resource `alias`) that is public vocabulary. */
-export function publicCategory(siteNoindex: boolean, alias: string, categoryAlias: string) {
-  return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notInIdSet(`${categoryAlias}.id`, noindexCategoryIds())})`;
 }
 
 const VOCAB_COLUMNS = ['r.id', 'r.name', 'r.uri', 'r.title', 'r.summary', 'r.language'] as const;

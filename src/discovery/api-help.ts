@@ -31,7 +31,7 @@ export interface HelpOperation {
 
 /** The `discovery` variable of the `agent_api_help` template. */
 export interface DiscoveryVariable {
-  site: { title: string; description: string | null; baseUrl: string; languages: string[]; defaultLanguage: string };
+  site: { title: string; description: string | null; baseUrl: string; languages: string[]; defaultLanguage: string; budgetSeconds: number };
   links: { apiHelp: string; openapi: string; apiCatalog: string; llmsTxt: string; ard: string; sitemap: string | null };
   operations: HelpOperation[];
   examples: { search: string | null; browse: string };
@@ -85,6 +85,7 @@ export function discoveryVariable(
       baseUrl: base,
       languages: [...options.languages],
       defaultLanguage: options.defaultLanguage,
+      budgetSeconds: options.budgetMs / 1000,
     },
     links: {
       apiHelp: absoluteUrl(base, PATHS.apiHelp),

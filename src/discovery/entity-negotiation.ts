@@ -23,7 +23,12 @@ export function createEntityNegotiation(ctx: AgentContext) {
     const ref = normalizeResourceRef(req.params.id);
     if (ref === undefined) return next();
     res.vary('Accept');
-    const preferred = new Negotiator(req).mediaType([...OFFERED]);
+    // Media-type parameters other than q (`text/markdown; charset=utf-8`) do not change the choice.
+    const accept = (req.get('accept') ?? '*/*')
+      .split(',')
+      .map((range) => range.split(';').filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part)).join(';'))
+      .join(',');
+    const preferred = new Negotiator({ headers: { accept } }).mediaType([...OFFERED]);
     if (preferred !== 'text/markdown' && preferred !== 'application/json') return next();
     let base: string;
     try {

@@ -1,8 +1,8 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { localize } from '../content/language.js';
 import { searchResources } from '../content/search.js';
-import { anonymousVisible, indexable, metaCategoryIds, noindexCategoryIds, notMeta } from '../content/visibility.js';
+import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from '../content/visibility.js';
 
 /** A top-level category worth a search link: public, indexable, with searchable content. */
 export interface PublicCategory {
@@ -25,10 +25,9 @@ const MAX_CATEGORIES = 50;
  *   SELECT id, id FROM category WHERE parent_id IS NULL
  *   UNION SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id)
  * SELECT c.id, r.name, r.title, r.summary FROM category c JOIN rsc r ON r.id = c.id
- * WHERE c.parent_id IS NULL AND <anonymous-visible r> AND <indexable r>
- *   AND c.id NOT IN (<noindex categories>) AND c.id NOT IN (<meta tree>)
+ * WHERE c.parent_id IS NULL AND <public category c/r> AND c.id NOT IN (<meta tree>)
  *   AND c.id IN (SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
- *                WHERE <anonymous-visible x> AND <indexable x> AND <not meta x>)
+ *                WHERE <listable x>)
  * ORDER BY c.id LIMIT 50
  * ```
  */
@@ -44,17 +43,15 @@ export async function publicTopCategories(
       UNION
       SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id
     ) SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
-      WHERE ${anonymousVisible('x')} AND ${indexable(siteNoindex, 'x')} AND ${notMeta('x')})`;
+      WHERE ${listable(siteNoindex, 'x')})`;
   const rows = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .select(['c.id', 'r.name', 'r.title', 'r.summary'])
     .where('c.parent_id', 'is', null)
-    .where(anonymousVisible('r'))
-    .where(indexable(siteNoindex, 'r'))
-    .where(sql<SqlBool>`c.id NOT IN ${noindexCategoryIds()}`)
-    .where(sql<SqlBool>`c.id NOT IN ${metaCategoryIds()}`)
-    .where(sql<SqlBool>`c.id IN ${searchableTops}`)
+    .where(publicCategory(siteNoindex, 'r', 'c'))
+    .where(notInIdSet('c.id', metaCategoryIds()))
+    .where(inIdSet('c.id', searchableTops))
     .orderBy('c.id')
     .limit(MAX_CATEGORIES)
     .execute();

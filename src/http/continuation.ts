@@ -1,40 +1,59 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { badRequest } from './errors.js';
 
 /**
- * Opaque keyset continuations carried in `next_url` (`cursor=`). The token binds the position to
- * the query it came from (route and every other parameter) and carries a MAC, so an edited or
- * transplanted token is a 400. A position grants nothing: every page is filtered by visibility anyway.
+ * Opaque keyset continuations carried in `next_url` (`cursor=`). A position is sealed with
+ * AES-256-GCM: the client can neither read it (a skipped hidden candidate's id never shows) nor
+ * edit it, and the query it came from (route, every parameter, the page it opens) is bound as
+ * associated data, so a cursor transplanted to another query is a 400 like a tampered one.
  */
-const KEY = 'express-agent-discovery/continuation/v1';
-
-function mac(payload: string): string {
-  return createHmac('sha256', KEY).update(payload).digest('base64url').slice(0, 22);
+export interface ContinuationCodec {
+  /** Seals the position from which the page `page` of the query `scope` continues. */
+  encode(scope: string, page: number, position: readonly number[]): string;
+  /** Opens a continuation for page `page` of `scope`: exactly `length` safe integers, else a 400. */
+  decode(scope: string, page: number, token: string, length: number): number[];
 }
 
-/** Encodes a keyset position for the query `scope`. */
-export function encodeContinuation(scope: string, position: readonly (string | number)[]): string {
-  const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
-  return `${payload}.${mac(`${scope}\n${payload}`)}`;
-}
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
-/** Decodes a continuation made for `scope`; anything malformed, edited or from another query is a 400. */
-export function decodeContinuation(scope: string, token: string): (string | number)[] {
-  const [payload, given] = token.split('.');
-  const expected = mac(`${scope}\n${payload ?? ''}`);
-  if (!payload || !given || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
-    throw badRequest('cursor', 'malformed, tampered with or from another query');
-  }
-  let position: unknown;
-  try {
-    position = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw badRequest('cursor', 'malformed continuation');
-  }
-  if (!Array.isArray(position) || !position.every((v) => typeof v === 'string' || typeof v === 'number')) {
-    throw badRequest('cursor', 'malformed continuation');
-  }
-  return position;
+/**
+ * A codec keyed by `secret` (give every instance behind one load balancer the same secret), or by a
+ * random per-process key: then continuations stop working across restarts (a 400 asking to start over).
+ */
+export function createContinuationCodec(secret?: string): ContinuationCodec {
+  const key = secret ? createHash('sha256').update(`express-agent-discovery/continuation\n${secret}`).digest() : randomBytes(32);
+  const invalid = () => badRequest('cursor', 'invalid, altered or from another query or process; follow next_url from the first page again');
+  return Object.freeze({
+    encode(scope: string, page: number, position: readonly number[]): string {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(`${scope}\npage=${page}`));
+      const sealed = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+      return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    },
+    decode(scope: string, page: number, token: string, length: number): number[] {
+      const raw = Buffer.from(token, 'base64url');
+      if (raw.length <= IV_BYTES + TAG_BYTES || raw.toString('base64url') !== token) throw invalid();
+      let text: string;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+        decipher.setAAD(Buffer.from(`${scope}\npage=${page}`));
+        decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+        text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      } catch {
+        throw invalid();
+      }
+      let position: unknown;
+      try {
+        position = JSON.parse(text);
+      } catch {
+        throw invalid();
+      }
+      if (!Array.isArray(position) || position.length !== length || !position.every((v) => Number.isSafeInteger(v))) throw invalid();
+      return position as number[];
+    },
+  });
 }
 
 /** The scope string of a query: the route plus its parameters except the paging position. */

@@ -5,7 +5,7 @@ import type { ResolvedOptions } from '../options.js';
 import { chooseLanguage, localize } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
-import { entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
+import { categoryReference, entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
 import { categoryPage, predicateConstraints, predicatePage } from '../content/vocabulary.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { badRequest, notFound } from './errors.js';
@@ -13,6 +13,8 @@ import type { OperationSpec } from './operations.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from './paging.js';
 import {
   calendarDate,
+  dayStart,
+  idOrName,
   languageParam,
   pagingShape,
   parseQuery,
@@ -44,10 +46,7 @@ export function facadeSchemas(options: ResolvedOptions) {
           .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes of UTF-8`)
           .optional()
           .describe('Full-text query (websearch syntax), at most 512 bytes of UTF-8.'),
-        cat: z
-          .string()
-          .regex(/^(?:[1-9][0-9]{0,15}|[a-z][a-z0-9_]{0,99})$/, 'expected a category id or name')
-          .transform((v) => (/^[0-9]/.test(v) ? Number(v) : v))
+        cat: idOrName('category')
           .optional()
           .describe('Category id or name; subcategories are included.'),
         sort: z
@@ -134,23 +133,21 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
       const params = parseQuery(req, withCandidateBound(s.search));
       let publishedFrom: Date | undefined;
       let publishedUntil: Date | undefined;
-      if (params.publication_after) publishedFrom = new Date(`${params.publication_after}T00:00:00Z`);
-      if (params.publication_before) publishedUntil = new Date(Date.parse(`${params.publication_before}T00:00:00Z`) + 86_400_000);
+      if (params.publication_after) publishedFrom = dayStart(params.publication_after);
+      // The before date includes its whole day: up to the start of the next day (none after 9999-12-31).
+      if (params.publication_before) publishedUntil = dayStart(params.publication_before, 1);
       if (params.publication_after && params.publication_before && params.publication_after > params.publication_before) {
         throw badRequest('publication_after', 'is later than publication_before');
       }
       let categoryIds: number[] | undefined;
       if (params.cat !== undefined) {
-        const id = await resolveCategory(ctx.db, params.cat);
+        const id = await resolveCategory(ctx.db, params.cat, siteNoindex);
         if (id === undefined) throw badRequest('cat', 'unknown category');
         categoryIds = [id];
       }
       const scope = pageScope(PATHS.search, params);
-      const window = pageWindow(params, scope);
+      const window = pageWindow(ctx, params, scope, params.sort === 'id' ? 1 : 2);
       const after = window.after;
-      if (after && !after.every((v) => typeof v === 'number') || (after && after.length !== (params.sort === 'id' ? 1 : 2))) {
-        throw badRequest('cursor', 'malformed continuation');
-      }
       const rows = await searchResources(ctx.db, {
         ...(params.text !== undefined ? { text: params.text } : {}),
         ...(categoryIds ? { categoryIds } : {}),
@@ -158,7 +155,7 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
         ...(publishedFrom ? { publishedFrom } : {}),
         ...(publishedUntil ? { publishedUntil } : {}),
         siteNoindex,
-        ...(after ? { after: after as number[] } : {}),
+        ...(after ? { after } : {}),
         offset: window.offset,
         limit: window.fetch,
       });
@@ -167,7 +164,7 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
       const last = pageRows.at(-1);
       return {
         kind: 'json',
-        result: pagedEnvelope(req, base, params, scope, {
+        result: pagedEnvelope(ctx, req, base, params, scope, {
           items: pageRows.map((row) => summaryItem(ic, row)),
           hasMore: rows.length > params.pagelen,
           lastPosition: last ? searchPosition(params.sort as SearchSort, last) : undefined,
@@ -194,10 +191,9 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
     agentRoute(ctx, pagedResult(z.union([categoryItem, predicateItem])), async ({ req, base }) => {
       const params = parseQuery(req, withCandidateBound(s.schema));
       const scope = pageScope(PATHS.schema, params);
-      const window = pageWindow(params, scope);
+      const window = pageWindow(ctx, params, scope, 1);
       const afterId = window.after?.[0];
-      if (window.after && (window.after.length !== 1 || typeof afterId !== 'number')) throw badRequest('cursor', 'malformed continuation');
-      const query = { siteNoindex, offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId: afterId as number } : {}) };
+      const query = { siteNoindex, offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId } : {}) };
       const l = (available: string[]) => chooseLanguage(available, params.language, ctx.options.defaultLanguage);
       const d = ctx.options.defaultLanguage;
       let items: unknown[];
@@ -247,7 +243,7 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
       const lastId = ids.at(-1);
       return {
         kind: 'json',
-        result: pagedEnvelope(req, base, params, scope, { items, hasMore, lastPosition: lastId === undefined ? undefined : [lastId] }),
+        result: pagedEnvelope(ctx, req, base, params, scope, { items, hasMore, lastPosition: lastId === undefined ? undefined : [lastId] }),
       };
     }),
   );
@@ -271,7 +267,7 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
     summary: localize(row.summary, l, d),
     content: content.markdown,
     content_complete: content.contentComplete,
-    category: { id: row.category_id, name: row.category_name, title: localize(row.category_title, l, d) },
+    category: categoryReference(row, l, d),
     page_url: pageUrl(ic, row, l),
     page_urls,
     publication_start: toIso(row.publication_start),

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { CANDIDATE_LIMIT } from './parameters.js';
-import { continuationScope, decodeContinuation, encodeContinuation } from './continuation.js';
-import { rawQueryPairs } from './parameters.js';
+import type { AgentContext } from '../context.js';
+import { CANDIDATE_LIMIT, rawQueryPairs } from './parameters.js';
+import { continuationScope } from './continuation.js';
 
 /** The paging parameters every paged read accepts. */
 export interface PageParams {
@@ -12,7 +12,7 @@ export interface PageParams {
 
 /** Where to read the page's candidates from: a keyset position, or an offset for a first visit. */
 export interface PageWindow {
-  after: (string | number)[] | undefined;
+  after: number[] | undefined;
   offset: number;
   /** Candidates to fetch: one more than the page, to learn whether there is a next page. */
   fetch: number;
@@ -24,11 +24,14 @@ export function pageScope(route: string, params: Record<string, unknown>): strin
 }
 
 /**
- * Chooses the read window. With a continuation the read starts after its keyset position (no
- * offset); without one, page N starts at offset (N-1) × pagelen.
+ * Chooses the read window. With a continuation the read starts after its keyset position of
+ * `positionLength` integers (no offset); without one, page N starts at offset (N-1) × pagelen.
+ * A continuation only opens the page it was issued for, so the candidate bound cannot be skipped.
  */
-export function pageWindow(params: PageParams, scope: string): PageWindow {
-  if (params.cursor) return { after: decodeContinuation(scope, params.cursor), offset: 0, fetch: params.pagelen + 1 };
+export function pageWindow(ctx: AgentContext, params: PageParams, scope: string, positionLength: number): PageWindow {
+  if (params.cursor) {
+    return { after: ctx.continuations.decode(scope, params.page, params.cursor, positionLength), offset: 0, fetch: params.pagelen + 1 };
+  }
   return { after: undefined, offset: (params.page - 1) * params.pagelen, fetch: params.pagelen + 1 };
 }
 
@@ -38,11 +41,12 @@ export function pageWindow(params: PageParams, scope: string): PageWindow {
  * `limit_reached: true`.
  */
 export function pagedResult<T>(
+  ctx: AgentContext,
   req: Request,
   base: string,
   params: PageParams,
   scope: string,
-  page: { items: T[]; hasMore: boolean; lastPosition: (string | number)[] | undefined },
+  page: { items: T[]; hasMore: boolean; lastPosition: number[] | undefined },
 ) {
   const atBound = params.page * params.pagelen >= CANDIDATE_LIMIT;
   const next = page.hasMore && !atBound && page.lastPosition !== undefined;
@@ -52,7 +56,7 @@ export function pagedResult<T>(
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const pairs = rawQueryPairs(req).filter(([k]) => k !== 'page' && k !== 'cursor');
-    pairs.push(['page', String(params.page + 1)], ['cursor', encodeContinuation(scope, page.lastPosition!)]);
+    pairs.push(['page', String(params.page + 1)], ['cursor', ctx.continuations.encode(scope, params.page + 1, page.lastPosition!)]);
     next_url = `${base}${path}?${new URLSearchParams(pairs).toString()}`;
   }
   return {

@@ -22,6 +22,9 @@ export function rawQueryPairs(req: Request): [string, string][] {
   return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
 }
 
+/** C0 controls other than tab, line feed and carriage return, and DEL: never meaningful in a query. */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
 /**
  * Parses the query strictly: an unknown parameter, a parameter given twice or a value the schema
  * rejects is a 400 naming the parameter and the reason.
@@ -32,6 +35,7 @@ export function parseQuery<S extends z.ZodObject>(req: Request, schema: S): z.ou
   for (const [name, value] of rawQueryPairs(req)) {
     if (!Object.hasOwn(known, name)) throw badRequest(name, 'unknown parameter');
     if (Object.hasOwn(values, name)) throw badRequest(name, 'given more than once');
+    if (CONTROL_CHARACTERS.test(value)) throw badRequest(name, 'contains a control character');
     values[name] = value;
   }
   return parseValues(schema, values);
@@ -63,7 +67,7 @@ export const pagingShape = {
     .describe('Items per page (1..100).'),
   cursor: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{2,1024}\.[A-Za-z0-9_-]{16,64}$/, 'malformed continuation')
+    .regex(/^[A-Za-z0-9_-]{16,1024}$/, 'malformed continuation')
     .optional()
     .describe('Opaque continuation from next_url; do not build it yourself.'),
 };
@@ -86,12 +90,16 @@ export function languageParam(languages: readonly string[], defaultLanguage: str
     .describe('Language to read in; falls back to the site language, then the resource\'s first language.');
 }
 
+/** A numeric id (a safe integer) or a unique name (`^[a-z][a-z0-9_]*$`): how any resource is referenced. */
+export function idOrName(what: string) {
+  return z
+    .string()
+    .regex(/^(?:[1-9][0-9]{0,14}|[a-z][a-z0-9_]{0,99})$/, `expected a numeric id or a ${what} name`)
+    .transform((v): number | string => (/^[0-9]/.test(v) ? Number(v) : v));
+}
+
 /** A resource reference in a path: a numeric id or a unique name. */
-export const resourceRef = z
-  .string()
-  .regex(/^(?:[1-9][0-9]{0,15}|[a-z][a-z0-9_]{0,99})$/, 'expected a numeric id or a resource name')
-  .transform((v) => (/^[0-9]/.test(v) ? Number(v) : v))
-  .describe('Resource id or unique name.');
+export const resourceRef = idOrName('resource').describe('Resource id or unique name.');
 
 /** A `YYYY-MM-DD` date that exists in the calendar, as the UTC midnight that starts it. */
 export const calendarDate = z
@@ -99,6 +107,15 @@ export const calendarDate = z
   .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, 'expected a date as YYYY-MM-DD')
   .refine((v) => {
     const [y, m, d] = v.split('-').map(Number) as [number, number, number];
-    const t = new Date(Date.UTC(y, m - 1, d));
-    return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+    const t = new Date(0);
+    t.setUTCFullYear(y, m - 1, d);
+    return y >= 1 && t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
   }, 'not a real calendar date');
+
+/** The UTC instant a `YYYY-MM-DD` date starts at, plus `days`; undefined past the year 9999. */
+export function dayStart(date: string, days = 0): Date | undefined {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const t = new Date(0);
+  t.setUTCFullYear(y, m - 1, d + days);
+  return t.getUTCFullYear() > 9999 ? undefined : t;
+}

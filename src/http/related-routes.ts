@@ -8,6 +8,7 @@ import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { withBudget } from './budget.js';
 import { badRequest, classifyError, notFound } from './errors.js';
 import type { OperationSpec } from './operations.js';
+import { resourceExposure } from '../content/visibility.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from './paging.js';
 import {
   CANDIDATE_LIMIT,
@@ -133,12 +134,8 @@ export function relatedOperations(options: ResolvedOptions): OperationSpec[] {
 }
 
 /** A keyset position of the related read: `[predicate_id, endpoint_id]`, both positive integers. */
-function edgePosition(after: (string | number)[] | undefined): [number, number] | undefined {
-  if (after === undefined) return undefined;
-  if (after.length !== 2 || !after.every((v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0)) {
-    throw badRequest('cursor', 'malformed continuation');
-  }
-  return after as [number, number];
+function edgePosition(after: number[] | undefined): [number, number] | undefined {
+  return after === undefined ? undefined : (after as [number, number]);
 }
 
 /** Mounts `GET /api/agent/related/:id` and the compatibility edge reads on the router. */
@@ -156,11 +153,13 @@ export function mountRelated(router: Router, ctx: AgentContext): void {
       let predicateId: number | undefined;
       if (params.predicate !== undefined) {
         predicateId = await resolvePredicate(ctx.db, params.predicate, 'anonymous');
+        // A noindex predicate is not public vocabulary (the schema read hides it): the same 404.
+        if (predicateId !== undefined && !(await resourceExposure(ctx.db, predicateId, siteNoindex))?.indexable) predicateId = undefined;
         if (predicateId === undefined) throw notFound('predicate');
       }
       // Bound to the resolved id, so a continuation works whether the path names the resource by id or name.
       const scope = pageScope(`related/${resourceId}`, params);
-      const window = pageWindow(params, scope);
+      const window = pageWindow(ctx, params, scope, 2);
       const candidates = await edgePage(ctx.db, {
         resourceId,
         direction: params.direction,
@@ -178,7 +177,7 @@ export function mountRelated(router: Router, ctx: AgentContext): void {
       );
       return {
         kind: 'json',
-        result: pagedEnvelope(req, base, params, scope, {
+        result: pagedEnvelope(ctx, req, base, params, scope, {
           items,
           hasMore: candidates.length > params.pagelen,
           lastPosition: last ? [last.predicate_id, last.endpoint_id] : undefined,

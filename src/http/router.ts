@@ -1,4 +1,6 @@
-import express, { type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { badRequest } from './errors.js';
+import { API_ROBOTS, sendErrorEnvelope } from './representation.js';
 import type { AgentContext } from '../context.js';
 import { mountDiscovery } from '../discovery/index.js';
 import type { OperationSpec } from './operations.js';
@@ -11,7 +13,7 @@ import { mountRelated, relatedOperations } from './related-routes.js';
  * of the host app (the well-known paths must be at the origin's root).
  */
 export function createAgentRouter(ctx: AgentContext): Router {
-  const router = express.Router({ caseSensitive: true, strict: false });
+  const router = express.Router({ caseSensitive: true, strict: true });
   const operations = (): OperationSpec[] => [
     ...facadeOperations(ctx.options),
     ...relatedOperations(ctx.options),
@@ -21,5 +23,14 @@ export function createAgentRouter(ctx: AgentContext): Router {
   mountRelated(router, ctx);
   mountMarkdown(router, ctx);
   mountDiscovery(router, ctx, operations);
+  // A path parameter that cannot be percent-decoded (`/api/agent/resource/%zz`) fails in the router
+  // before any handler: answer it as the facade answers every bad parameter.
+  router.use(function malformedPathParameter(error: unknown, req: Request, res: Response, next: NextFunction) {
+    if (error instanceof URIError || (error as { status?: number } | null)?.status === 400) {
+      res.setHeader('X-Robots-Tag', API_ROBOTS);
+      return sendErrorEnvelope(res, badRequest('id', 'malformed percent-encoding'));
+    }
+    next(error);
+  });
   return router;
 }

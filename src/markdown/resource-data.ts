@@ -42,7 +42,8 @@ export async function loadVisibleResources(
   if (!ids.length && !names.length) return [];
   const rows = await db
     .selectFrom('rsc as r')
-    .leftJoin('rsc as c', 'c.id', 'r.category_id')
+    // The category's name only when the category itself is public: a private category stays unnamed.
+    .leftJoin('rsc as c', (join) => join.onRef('c.id', '=', 'r.category_id').on(anonymousVisible('c')))
     .select([
       'r.id', 'r.name', 'r.category_id', 'c.name as category', 'r.language', 'r.title', 'r.summary', 'r.body', 'r.blocks', 'r.props',
       'r.uri', 'r.license', 'r.attribution',

@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import { createAgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
 import { createContext } from '../../src/context.js';
-import { mountRelated } from '../../src/http/related-routes.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate } from '../../example-site/content-store.js';
 
 const DAY = 86_400_000;
@@ -74,22 +73,20 @@ export async function insertEdgeRows(db: Kysely<Database>, edges: EdgeSpec[]): P
     .execute();
 }
 
-/**
- * A host app with the related and compatibility routes in front of the plugin's router (the
- * same mount `createAgentRouter` makes).
- */
+/** The continuation secret of `relatedApp`, so tests can seal positions of their own. */
+export const TEST_CONTINUATION_SECRET = 'edge-tests-continuation-secret-0123456789';
+
+/** A host app with the plugin's router (related and compatibility routes included). */
 export async function relatedApp(db: Kysely<Database>, options: Partial<AgentDiscoveryOptions> = {}) {
   const agent = await createAgentDiscovery({
     siteTitle: 'Edge Test Site',
     languages: ['en', 'nl'],
     baseUrl: 'https://example.test',
     database: { kysely: db },
+    continuationSecret: TEST_CONTINUATION_SECRET,
     ...options,
   });
   const app = express();
-  const router = express.Router();
-  mountRelated(router, createContext(agent.options, agent.database));
-  app.use(router);
   app.use(agent.router);
   return app;
 }

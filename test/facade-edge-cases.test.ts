@@ -1,0 +1,94 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import express, { type Express } from 'express';
+import { sql } from 'kysely';
+import { backends } from './support/backends.js';
+import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
+import { insertResource } from '../example-site/content-store.js';
+import { DEMO } from '../example-site/seed.js';
+
+for (const backend of backends) {
+  describe(`facade edge cases [${backend.name}]`, () => {
+    let demo: DemoDatabase;
+    let app: Express;
+    before(async () => {
+      demo = await openDemoDatabase(backend);
+      ({ app } = await pluginApp(demo.db));
+      app.use((_req, res) => res.status(404).type('text').send('host 404'));
+    });
+    after(() => demo.close());
+
+    it('a public resource in a private category never names the category', async () => {
+      const id = await insertResource(demo.db, {
+        name: 'public_in_hidden',
+        category: 'internal_notes',
+        title: { en: 'Quayside logbook' },
+        summary: { en: 'A public page filed under a private category.' },
+        body: { en: '<p>Logbook.</p>' },
+      });
+      const search = await request(app).get('/api/agent/search?text=logbook');
+      const item = search.body.result.items.find((i: { id: number }) => i.id === id);
+      assert.ok(item, 'the public resource is found');
+      assert.equal(item.category, null);
+      const read = await request(app).get('/api/agent/resource/public_in_hidden');
+      assert.equal(read.status, 200);
+      assert.equal(read.body.result.category, null);
+      for (const res of [search, read, await request(app).get('/agent/resource/public_in_hidden/markdown')]) {
+        assert.ok(!/internal_notes|Internal notes/.test(res.text), res.text);
+      }
+    });
+
+    it('a malformed percent-escape in a path is a 400 envelope', async () => {
+      for (const path of ['/api/agent/resource/%zz', '/agent/resource/%zz/markdown', '/api/agent/related/%zz']) {
+        const res = await request(app).get(path);
+        assert.equal(res.status, 400, path);
+        assert.equal(res.body.error, 'bad_request');
+        assert.equal(res.headers['cache-control'], 'no-store');
+      }
+    });
+
+    it('only the published paths answer: trailing-slash variants fall through to the host', async () => {
+      for (const path of ['/llms.txt/', '/.well-known/api-catalog/', '/api/agent/search/', '/openapi.json/']) {
+        const res = await request(app).get(path);
+        assert.equal(res.status, 404, path);
+        assert.equal(res.text, 'host 404');
+      }
+    });
+
+    it('Accept with media-type parameters still negotiates /id/{id}', async () => {
+      const id = await demo.id(DEMO.welcome);
+      const md = await request(app).get(`/id/${id}`).set('Accept', 'text/markdown; charset=utf-8');
+      assert.equal(md.status, 303);
+      assert.match(String(md.headers.location), new RegExp(`/agent/resource/${id}/markdown$`));
+      const json = await request(app).get(`/id/${id}`).set('Accept', 'application/json;charset=utf-8;q=0.9, text/html;q=0.5');
+      assert.equal(json.status, 303);
+      assert.match(String(json.headers.location), new RegExp(`/api/agent/resource/${id}$`));
+      const fetchkit = await request(app).get(`/id/${id}`).set('Accept', 'text/html, text/markdown, text/plain, */*;q=0.8');
+      assert.equal(fetchkit.status, 404, 'HTML first: the host answers');
+    });
+
+    it('a noindex predicate is hidden from the related read like a private one', async () => {
+      const before = await request(app).get(`/api/agent/related/${DEMO.welcome}?predicate=author`);
+      assert.equal(before.status, 200);
+      assert.ok(before.body.result.items.length > 0);
+      await sql`UPDATE rsc SET seo_noindex = true WHERE name = 'author'`.execute(demo.db);
+      try {
+        const res = await request(app).get(`/api/agent/related/${DEMO.welcome}?predicate=author`);
+        assert.equal(res.status, 404);
+        const all = await request(app).get(`/api/agent/related/${DEMO.welcome}?pagelen=100`);
+        assert.ok(!all.body.result.items.some((i: { predicate: { name: string } }) => i.predicate.name === 'author'));
+      } finally {
+        await sql`UPDATE rsc SET seo_noindex = false WHERE name = 'author'`.execute(demo.db);
+      }
+    });
+
+    it('cat= follows the schema read: a noindex category is unknown', async () => {
+      const res = await request(app).get(`/api/agent/search?cat=${DEMO.noindexCategory}`);
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, /parameter "cat": unknown category/);
+    });
+  });
+}
+
+void express;
