@@ -6,6 +6,7 @@ import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './s
 export interface ResourceRow extends SummaryRow {
   body: Record<string, string>;
   blocks: Block[];
+  props: Record<string, unknown>;
   publication_end: Date | null;
   created: Date;
   license: LocalizedText | null;
@@ -29,6 +30,7 @@ export async function readVisibleResource(db: Kysely<Database>, ref: number | st
     .select([
       'r.body',
       'r.blocks',
+      'r.props',
       'r.publication_end',
       'r.created',
       'r.license',

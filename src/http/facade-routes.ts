@@ -256,7 +256,7 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
   const ic = itemContext(ctx, base, requested);
   const lang = chooseLanguage(row.language, requested, d);
   const l = lang.language;
-  const content = await composeResourceContent(ctx, row.id, l, base);
+  const content = await composeResourceContent(ctx, row, l, base);
   const page_urls = Object.fromEntries(row.language.map((code) => [code, pageUrl(ic, row, code)]));
   const license = localize(row.license, l, d);
   const attribution = localize(row.attribution, l, d);

@@ -60,7 +60,7 @@ export function mountMarkdown(router: Router, ctx: AgentContext): void {
       const row = await readVisibleResource(ctx.db, id);
       if (!row) throw notFound();
       const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
-      const content = await composeResourceContent(ctx, row.id, lang.language, base);
+      const content = await composeResourceContent(ctx, row, lang.language, base);
       const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${apiAccessSection(base, row.id, lang.language)}` : apiAccessSection(base, row.id, lang.language);
       return {
         kind: 'text',

@@ -1,20 +1,31 @@
 import type { AgentContext } from '../context.js';
+import type { ResourceRow } from '../content/resource.js';
 import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
+import { toComposable } from '../markdown/resource-data.js';
 import { notFound, unavailable } from './errors.js';
 
 /**
- * The composed Markdown of a visible resource in an already chosen language, shared by the JSON
- * read and the Markdown route. A template that cannot render is a 503 (never an empty 200); a
+ * The composed Markdown of a visible resource (as `readVisibleResource` returned it) in an already
+ * chosen language, shared by the JSON read and the Markdown route. A template that cannot render is a 503 (never an empty 200); a
  * resource that turned invisible meanwhile is a 404.
  */
 export async function composeResourceContent(
   ctx: AgentContext,
-  id: number,
+  row: ResourceRow,
   language: string,
   base: string,
 ): Promise<{ markdown: string; contentComplete: boolean }> {
   try {
-    const composed = await renderAgentMarkdown({ db: ctx.db, env: ctx.templates, options: ctx.options, id, language, baseUrl: base });
+    const composed = await renderAgentMarkdown({
+      db: ctx.db,
+      env: ctx.templates,
+      options: ctx.options,
+      id: row.id,
+      language,
+      baseUrl: base,
+      // Read under the anonymous check moments ago by the route: composition need not read it again.
+      resource: toComposable({ ...row, category: row.category_name }),
+    });
     if (!composed) throw notFound();
     return composed;
   } catch (error) {

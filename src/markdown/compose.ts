@@ -23,6 +23,11 @@ export interface RenderAgentMarkdownInput {
   baseUrl: string;
   /** Overrides of `DEFAULT_MARKDOWN_LIMITS`. */
   limits?: Partial<MarkdownLimits>;
+  /**
+   * The resource, already read under the anonymous check by the caller (saves a query). It must be
+   * anonymous-visible: it is used as given.
+   */
+  resource?: ComposableResource;
 }
 
 export interface AgentHtml {
@@ -92,7 +97,7 @@ interface Owner {
 export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<AgentHtml | undefined> {
   const { db, env, options, id, language, baseUrl } = input;
   const limits = resolveMarkdownLimits(input.limits);
-  const [resource] = await loadVisibleResources(db, [id]);
+  const resource = input.resource?.id === id ? input.resource : (await loadVisibleResources(db, [id]))[0];
   if (!resource) return undefined;
   const budget = new RenderBudget(limits.budgetMs);
 

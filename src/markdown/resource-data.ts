@@ -51,7 +51,26 @@ export async function loadVisibleResources(
     .where((eb) => eb.or([...(ids.length ? [eb('r.id', 'in', ids)] : []), ...(names.length ? [eb('r.name', 'in', names)] : [])]))
     .where(anonymousVisible('r'))
     .execute();
-  return rows.map((r) => ({
+  return rows.map(toComposable);
+}
+
+/** A row of `rsc` (with its visible category's name as `category`) as composition reads it. */
+export function toComposable(r: {
+  id: number;
+  name: string | null;
+  category_id: number;
+  category: string | null;
+  language: unknown;
+  title: unknown;
+  summary: unknown;
+  body: unknown;
+  blocks: unknown;
+  props: unknown;
+  uri: string | null;
+  license: LocalizedText | null;
+  attribution: LocalizedText | null;
+}): ComposableResource {
+  return {
     id: Number(r.id),
     name: r.name,
     category_id: Number(r.category_id),
@@ -66,7 +85,7 @@ export async function loadVisibleResources(
     // jsonb arrives parsed: a license given as one string for all languages is a JSON string value.
     license: r.license ?? null,
     attribution: r.attribution ?? null,
-  }));
+  };
 }
 
 /** How far up the category tree template selection looks (a cycle in `parent_id` stops here too). */
