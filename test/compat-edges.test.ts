@@ -142,6 +142,8 @@ for (const backend of backends) {
       assert.equal(head.headers['content-length'], res.headers['content-length']);
       const post = await request(app).post(`/api/model/edge/get/o/${hub}/about`).expect(405);
       assert.equal(post.headers.allow, 'GET, HEAD');
+      const postNoPredicate = await request(app).post(`/api/model/edge/get/o/${hub}`).expect(405);
+      assert.equal(postNoPredicate.headers.allow, 'GET, HEAD');
     });
 
     it('a failing access hook is the host\'s error, not an answer', async () => {

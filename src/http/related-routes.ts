@@ -220,6 +220,7 @@ export function mountRelated(router: Router, ctx: AgentContext): void {
         throw badRequest('predicate', 'required (a predicate id or name after the resource id)');
       }),
     );
+    router.all(`/api/model/edge/get/${form}/:id`, methodNotAllowed);
   }
 }
 
