@@ -39,12 +39,63 @@ for (const backend of backends) {
       }
     });
 
-    it('a malformed percent-escape in a path is a 400 envelope', async () => {
-      for (const path of ['/api/agent/resource/%zz', '/agent/resource/%zz/markdown', '/api/agent/related/%zz']) {
+    it('a malformed percent-escape in a path is a 400 envelope; a host callback\'s URIError stays a host error', async () => {
+      for (const path of ['/api/agent/resource/%zz', '/agent/resource/%zz/markdown', '/api/agent/related/%zz', '/api/model/edge/get/o/welcome/%zz']) {
         const res = await request(app).get(path);
         assert.equal(res.status, 400, path);
         assert.equal(res.body.error, 'bad_request');
+        assert.match(res.body.message, /^parameter "path": /);
         assert.equal(res.headers['cache-control'], 'no-store');
+      }
+      const { app: host } = await pluginApp(demo.db, {
+        pageUrl: () => {
+          throw new URIError('host bug');
+        },
+      });
+      host.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        res.status(500).type('text').send(`host handled: ${error.message}`);
+      });
+      const res = await request(host).get('/api/agent/search?pagelen=1');
+      assert.equal(res.status, 500);
+      assert.equal(res.text, 'host handled: host bug');
+    });
+
+    it('a paged read with a next page keeps a stable strong ETag and answers 304', async () => {
+      // A fixed public base: supertest listens on a new port per request, which would change every URL.
+      const { app } = await pluginApp(demo.db, { baseUrl: 'https://harbour.example' });
+      const relatedId = await demo.id(DEMO.popularKeyword);
+      for (const url of ['/api/agent/search?pagelen=2&sort=newest', '/api/agent/schema?pagelen=1', `/api/agent/related/${relatedId}?direction=in&pagelen=3`]) {
+        const a = await request(app).get(url);
+        const b = await request(app).get(url);
+        assert.equal(a.body.result.next, true, url);
+        assert.equal(a.headers.etag, b.headers.etag, url);
+        assert.equal(a.body.result.next_url, b.body.result.next_url, url);
+        const cond = await request(app).get(url).set('If-None-Match', String(a.headers.etag));
+        assert.equal(cond.status, 304, url);
+        const head = await request(app).head(url);
+        assert.equal(head.headers.etag, a.headers.etag, url);
+        // The page the cursor opens is stable too.
+        const next = new URL(a.body.result.next_url);
+        const n1 = await request(app).get(next.pathname + next.search);
+        const n2 = await request(app).get(next.pathname + next.search).set('If-None-Match', String(n1.headers.etag));
+        assert.equal(n2.status, 304, `${url} page 2`);
+      }
+    });
+
+    it('walks through resources dated far in the past or future (positions stay safe integers)', async () => {
+      const old = await insertResource(demo.db, { category: 'article', title: { en: 'Charter of 1500' }, publicationStart: '1500-01-01T00:00:00.123456Z', modified: '2400-06-01T12:00:00.654321Z' });
+      const also = await insertResource(demo.db, { category: 'article', title: { en: 'Charter of 1501' }, publicationStart: '1501-01-01T00:00:00Z', modified: '2399-06-01T12:00:00Z' });
+      for (const sort of ['oldest', 'modified', 'newest']) {
+        const seen: number[] = [];
+        let url: string | null = `/api/agent/search?sort=${sort}&pagelen=1&text=charter`;
+        while (url) {
+          const res = await request(app).get(url);
+          assert.equal(res.status, 200, `${sort}: ${res.text}`);
+          seen.push(...res.body.result.items.map((i: { id: number }) => i.id));
+          url = res.body.result.next_url ? new URL(res.body.result.next_url).pathname + new URL(res.body.result.next_url).search : null;
+        }
+        const expected = sort === 'newest' ? [also, old] : [old, also];
+        assert.deepEqual(seen, expected, sort);
       }
     });
 

@@ -105,7 +105,7 @@ for (const backend of backends) {
       const foreign = createContinuationCodec('some-other-deployment-secret-000000000').encode(
         continuationScope('/api/agent/search', { language: 'en', pagelen: 2, sort: 'newest' }),
         2,
-        [Date.now() * 1000, 1],
+        [Math.floor(Date.now() / 1000), 0, 1],
       );
       for (const bad of [flip(cursor, 5), flip(cursor, cursor.length - 3), cursor.slice(0, -4), `${cursor}AAAA`, foreign, Buffer.from('[1,2]').toString('base64url').padEnd(20, 'A')]) {
         await expect400(app, `/api/agent/search?pagelen=2&sort=newest&page=2&cursor=${encodeURIComponent(bad)}`, 'cursor');
@@ -123,7 +123,7 @@ for (const backend of backends) {
       const { app: keyed } = await pluginApp(demo.db, { continuationSecret: secret });
       const codec = createContinuationCodec(secret);
       const scope = (sort: string) => continuationScope('/api/agent/search', { language: 'en', pagelen: 1, sort });
-      for (const [sort, position] of [['id', [1.5]], ['id', [1, 2]], ['newest', [1e300, 1]], ['newest', [1.5, 1.5]], ['newest', [-1e20, 1]], ['oldest', [1]]] as const) {
+      for (const [sort, position] of [['id', [1.5]], ['id', [1, 2]], ['newest', [1e300, 0, 1]], ['newest', [1.5, 0, 1.5]], ['newest', [-1e20, 0, 1]], ['newest', [1, 1]], ['oldest', [1]]] as const) {
         const token = codec.encode(scope(sort), 2, [...position]);
         await expect400(keyed, `/api/agent/search?pagelen=1&sort=${sort}&page=2&cursor=${token}`, 'cursor');
       }

@@ -29,10 +29,10 @@ for (const backend of backends) {
 
     for (const sort of Object.keys(INDEX) as SearchSort[]) {
       it(`sort=${sort}: a continuation is an index range on ${INDEX[sort]}, with no Sort node`, async () => {
-        const after = sort === 'id' ? [15_000] : [(sort === 'modified' ? Date.UTC(2021, 0, 10) : Date.UTC(2020, 3, 1)) * 1000, 15_000];
+        const after = sort === 'id' ? [15_000] : [(sort === 'modified' ? Date.UTC(2021, 0, 10) : Date.UTC(2020, 3, 1)) / 1000, 0, 15_000];
         const compiled = searchQuery(content.db, { sort, siteNoindex: false, after, offset: 0, limit: 21 }).compile();
         if (sort === 'newest') {
-          assert.match(compiled.sql, /"r"\."publication_start" <= \('epoch'::timestamptz \+ \$\d+::bigint \* interval '1 microsecond'\)/);
+          assert.match(compiled.sql, /"r"\."publication_start" <= \('epoch'::timestamptz \+ \$\d+::bigint \* interval '1 second' \+ \$\d+::bigint \* interval '1 microsecond'\)/);
           assert.match(compiled.sql, /order by "r"\."publication_start" desc, "r"\."id" asc/);
         }
         if (sort === 'oldest') assert.match(compiled.sql, /\("r"\."publication_start", r\.id\) > \(/);

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { categorySubtree, inIdSet, listable, publicCategory } from './visibility.js';
-import { epochMicros, fromEpochMicros } from './keyset.js';
+import { epochSeconds, fromEpoch, subsecondMicros } from './keyset.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 
 export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
@@ -16,13 +16,13 @@ export interface SearchQuery {
   /** Exclusive upper bound on publication start (the day after the `before` date). */
   publishedUntil?: Date;
   siteNoindex: boolean;
-  /** Keyset position after which to continue: `[id]` or `[micros, id]`. */
+  /** Keyset position after which to continue: `[id]`, or `[epoch seconds, microseconds, id]`. */
   after?: readonly number[];
   offset: number;
   limit: number;
 }
 
-export type SearchRow = SummaryRow & { sort_key: number };
+export type SearchRow = SummaryRow & { sort_s: number; sort_us: number };
 
 const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_start', modified: 'r.modified' } as const;
 
@@ -56,7 +56,7 @@ export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
 
   if (q.sort === 'id') {
     return query
-      .select(sql<number>`r.id`.as('sort_key'))
+      .select([sql<number>`0`.as('sort_s'), sql<number>`0`.as('sort_us')])
       .$if(q.after !== undefined, (qb) => qb.where('r.id', '>', q.after![0]!))
       .orderBy('r.id', 'asc')
       .offset(q.offset)
@@ -64,10 +64,10 @@ export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
   }
   const column = SORT_COLUMN[q.sort];
   const descending = q.sort !== 'oldest';
-  let paged = query.select(epochMicros(column).as('sort_key'));
+  let paged = query.select([epochSeconds(column).as('sort_s'), subsecondMicros(column).as('sort_us')]);
   if (q.after) {
-    const [micros, id] = q.after as [number, number];
-    const t = fromEpochMicros(micros);
+    const [seconds, micros, id] = q.after as [number, number, number];
+    const t = fromEpoch(seconds, micros);
     // Descending time with ascending id cannot be one row comparison; the `<=` bound is the index
     // condition and the OR only drops the already-seen rows of the boundary instant.
     paged = descending
@@ -83,7 +83,7 @@ export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
 
 /** The keyset position of a row in the given sort. */
 export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
-  return sort === 'id' ? [row.id] : [Number(row.sort_key), row.id];
+  return sort === 'id' ? [row.id] : [Number(row.sort_s), Number(row.sort_us), row.id];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { badRequest } from './errors.js';
 
 /**
@@ -6,6 +6,9 @@ import { badRequest } from './errors.js';
  * AES-256-GCM: the client can neither read it (a skipped hidden candidate's id never shows) nor
  * edit it, and the query it came from (route, every parameter, the page it opens) is bound as
  * associated data, so a cursor transplanted to another query is a 400 like a tampered one.
+ * The nonce is derived from the associated data and the position (SIV-style) rather than drawn at
+ * random: the same page always carries the same `next_url`, so its strong ETag and 304 hold, and two
+ * different plaintexts never share a nonce.
  */
 export interface ContinuationCodec {
   /** Seals the position from which the page `page` of the query `scope` continues. */
@@ -22,14 +25,18 @@ const TAG_BYTES = 16;
  * random per-process key: then continuations stop working across restarts (a 400 asking to start over).
  */
 export function createContinuationCodec(secret?: string): ContinuationCodec {
-  const key = secret ? createHash('sha256').update(`express-agent-discovery/continuation\n${secret}`).digest() : randomBytes(32);
+  const root = secret ? createHash('sha256').update(`express-agent-discovery/continuation\n${secret}`).digest() : randomBytes(32);
+  const key = createHmac('sha256', root).update('encryption').digest();
+  const nonceKey = createHmac('sha256', root).update('nonce').digest();
   const invalid = () => badRequest('cursor', 'invalid, altered or from another query or process; follow next_url from the first page again');
   return Object.freeze({
     encode(scope: string, page: number, position: readonly number[]): string {
-      const iv = randomBytes(IV_BYTES);
+      const aad = `${scope}\npage=${page}`;
+      const plaintext = JSON.stringify(position);
+      const iv = createHmac('sha256', nonceKey).update(`${aad}\n${plaintext}`).digest().subarray(0, IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(`${scope}\npage=${page}`));
-      const sealed = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+      cipher.setAAD(Buffer.from(aad));
+      const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
     },
     decode(scope: string, page: number, token: string, length: number): number[] {

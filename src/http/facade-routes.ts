@@ -146,7 +146,7 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
         categoryIds = [id];
       }
       const scope = pageScope(PATHS.search, params);
-      const window = pageWindow(ctx, params, scope, params.sort === 'id' ? 1 : 2);
+      const window = pageWindow(ctx, params, scope, params.sort === 'id' ? 1 : 3);
       const after = window.after;
       const rows = await searchResources(ctx.db, {
         ...(params.text !== undefined ? { text: params.text } : {}),

@@ -26,9 +26,10 @@ export function createAgentRouter(ctx: AgentContext): Router {
   // A path parameter that cannot be percent-decoded (`/api/agent/resource/%zz`) fails in the router
   // before any handler: answer it as the facade answers every bad parameter.
   router.use(function malformedPathParameter(error: unknown, req: Request, res: Response, next: NextFunction) {
-    if (error instanceof URIError || (error as { status?: number } | null)?.status === 400) {
+    // Only the router's own decoding failure: a host callback's error stays the host's to handle.
+    if (error instanceof URIError && /^Failed to decode param/.test(error.message) && !res.headersSent) {
       res.setHeader('X-Robots-Tag', API_ROBOTS);
-      return sendErrorEnvelope(res, badRequest('id', 'malformed percent-encoding'));
+      return sendErrorEnvelope(res, badRequest('path', 'a path segment is not valid percent-encoding'));
     }
     next(error);
   });
