@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
+import { insertCategory, insertPredicate } from '../example-site/content-store.js';
 
 const SUMMARY_KEYS = [
   'available_languages', 'category', 'id', 'is_fallback', 'json_url', 'language', 'markdown_url', 'modified',
@@ -141,6 +142,44 @@ for (const backend of backends) {
       const gone = await request(app).get(url).set('If-None-Match', String(c.headers.etag));
       assert.equal(gone.status, 404);
       await sql`UPDATE rsc SET visibility = 'public' WHERE name = ${DEMO.welcome}`.execute(demo.db);
+    });
+
+    it('schema: categories with their visible parent, predicates with public constraints only', async () => {
+      const cats = await request(app).get('/api/agent/schema?kind=category&pagelen=100&language=nl');
+      const article = cats.body.result.items.find((i: { name: string }) => i.name === 'article');
+      assert.deepEqual(Object.keys(article).sort(), ['available_languages', 'description', 'id', 'is_fallback', 'language', 'name', 'parent', 'requested_language', 'title', 'uri']);
+      assert.equal(article.title, 'Artikelen');
+      assert.equal(article.description, 'Artikelen en gidsen.');
+      assert.deepEqual(article.parent, { id: await demo.id('text'), name: 'text', title: 'Teksten' });
+      assert.ok(!cats.body.result.items.some((i: { name: string }) => i.name === 'internal_notes' || i.name === DEMO.noindexCategory));
+      const preds = await request(app).get('/api/agent/schema?kind=predicate&pagelen=100');
+      const names = preds.body.result.items.map((i: { name: string }) => i.name);
+      assert.ok(names.includes('author') && names.includes('subject'));
+      assert.ok(!names.includes('internal_link'), 'a private predicate is not listed');
+      const author = preds.body.result.items.find((i: { name: string }) => i.name === 'author');
+      assert.deepEqual(author.constraints, [
+        { side: 'subject', category: { id: await demo.id('text'), name: 'text', title: 'Texts' } },
+        { side: 'object', category: { id: await demo.id('person'), name: 'person', title: 'People' } },
+      ]);
+      assert.equal(author.constraints_truncated, false);
+      assert.equal(author.uri, `https://harbour.example/id/${author.id}`);
+    });
+
+    it('schema: at most 100 constraints per predicate, with constraints_truncated', async () => {
+      const categories: number[] = [];
+      for (let i = 0; i < 103; i++) categories.push(await insertCategory(demo.db, { name: `bulk_category_${i}` }));
+      const hidden = await insertCategory(demo.db, { name: 'bulk_hidden', visibility: 'members' });
+      await insertPredicate(demo.db, { name: 'mentions_many', subjects: categories.slice(0, 60), objects: [hidden, ...categories.slice(60)] });
+      const res = await request(app).get('/api/agent/schema?kind=predicate&pagelen=100');
+      const p = res.body.result.items.find((i: { name: string }) => i.name === 'mentions_many');
+      assert.equal(p.constraints.length, 100);
+      assert.equal(p.constraints_truncated, true);
+      assert.ok(!res.text.includes('bulk_hidden'), 'a private category is never a constraint');
+      const few = await insertPredicate(demo.db, { name: 'mentions_few', subjects: [hidden, categories[0]!] });
+      const res2 = await request(app).get('/api/agent/schema?kind=predicate&pagelen=100');
+      const f = res2.body.result.items.find((i: { id: number }) => i.id === few);
+      assert.deepEqual(f.constraints.map((c: { category: { name: string } }) => c.category.name), ['bulk_category_0']);
+      assert.equal(f.constraints_truncated, false);
     });
 
     it('sets no cookies and no CORS headers, even when host middleware tried', async () => {

@@ -2,11 +2,11 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { chooseLanguage, localize } from '../content/language.js';
+import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
 import { categoryReference, entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
-import { categoryPage, predicateConstraints, predicatePage } from '../content/vocabulary.js';
+import { categoryPage, predicateConstraints, predicatePage, type VocabularyRow } from '../content/vocabulary.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { badRequest, notFound } from './errors.js';
 import type { OperationSpec } from './operations.js';
@@ -196,6 +196,15 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
       const query = { siteNoindex, offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId } : {}) };
       const l = (available: string[]) => chooseLanguage(available, params.language, ctx.options.defaultLanguage);
       const d = ctx.options.defaultLanguage;
+      // What categories and predicates share: the vocabulary resource, localized, with its language fields.
+      const vocabularyFields = (r: VocabularyRow, lang: LanguageFields) => ({
+        id: r.id,
+        name: r.name,
+        uri: entityUri(base, r.id, r.uri),
+        title: localize(r.title, lang.language, d),
+        description: localize(r.summary, lang.language, d),
+        ...lang,
+      });
       let items: unknown[];
       let ids: number[];
       let hasMore: boolean;
@@ -207,13 +216,8 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
         items = page.map((r) => {
           const lang = l(r.language);
           return {
-            id: r.id,
-            name: r.name,
-            uri: entityUri(base, r.id, r.uri),
-            title: localize(r.title, lang.language, d),
-            description: localize(r.summary, lang.language, d),
+            ...vocabularyFields(r, lang),
             parent: r.parent_id === null ? null : { id: r.parent_id, name: r.parent_name, title: localize(r.parent_title, lang.language, d) },
-            ...lang,
           };
         });
       } else {
@@ -226,17 +230,12 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
           const lang = l(r.language);
           const own = constraints.filter((c) => c.predicate_id === r.id);
           return {
-            id: r.id,
-            name: r.name,
-            uri: entityUri(base, r.id, r.uri),
-            title: localize(r.title, lang.language, d),
-            description: localize(r.summary, lang.language, d),
+            ...vocabularyFields(r, lang),
             constraints: own.slice(0, MAX_CONSTRAINTS).map((c) => ({
               side: c.is_subject ? 'subject' : 'object',
               category: { id: c.category_id, name: c.category_name, title: localize(c.category_title, lang.language, d) },
             })),
             constraints_truncated: own.length > MAX_CONSTRAINTS,
-            ...lang,
           };
         });
       }
