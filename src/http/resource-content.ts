@@ -1,7 +1,7 @@
 import type { AgentContext } from '../context.js';
 import type { ResourceRow } from '../content/resource.js';
 import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
-import { toComposable } from '../markdown/resource-data.js';
+import { toComposable } from '../content/composable-resources.js';
 import { notFound, unavailable } from './errors.js';
 
 /**

@@ -7,7 +7,7 @@ import { boundedHtmlToMarkdown } from './convert.js';
 import { RenderBudget, byteLength, resolveMarkdownLimits, truncateHtml, type MarkdownLimits } from './limits.js';
 import { markerHtml, markerText } from './markers.js';
 import { ResourceAccessor, lookupKey, type TemplateResource } from './resource-accessor.js';
-import { categoryChains, loadVisibleResources, type ComposableResource } from './resource-data.js';
+import { categoryChains, loadVisibleResources, type ComposableResource } from '../content/composable-resources.js';
 import { blockTemplateName, contentTemplateName, isSurveyBlock, renderTemplate } from './template-selection.js';
 import { TemplateRenderError } from './template-errors.js';
 

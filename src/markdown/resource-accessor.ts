@@ -1,4 +1,4 @@
-import type { ComposableResource } from './resource-data.js';
+import type { ComposableResource } from '../content/composable-resources.js';
 
 /** What `rsc(idOrName)` gives a template. Everything is empty for a resource an anonymous visitor cannot see. */
 export interface TemplateResource {

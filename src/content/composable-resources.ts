@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Block, Database, LocalizedText } from '../db/schema.js';
-import { anonymousVisible } from '../content/visibility.js';
+import { anonymousVisible } from './visibility.js';
 
 /** What composition reads of a resource. Only anonymous-visible resources are ever loaded. */
 export interface ComposableResource {
