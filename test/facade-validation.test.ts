@@ -129,6 +129,9 @@ for (const backend of backends) {
       }
       const schemaToken = codec.encode(continuationScope('/api/agent/schema', { kind: 'category', language: 'en', pagelen: 1 }), 2, [1.5]);
       await expect400(keyed, `/api/agent/schema?pagelen=1&page=2&cursor=${schemaToken}`, 'cursor');
+      // Fixed width: the token's length says nothing about the position's digits.
+      assert.equal(codec.encode(scope('id'), 2, [1]).length, codec.encode(scope('id'), 2, [Number.MAX_SAFE_INTEGER]).length);
+      assert.equal(codec.encode(scope('newest'), 2, [1, 0, 1]).length, codec.encode(scope('newest'), 2, [-Number.MAX_SAFE_INTEGER, 999999, Number.MAX_SAFE_INTEGER]).length);
       // The same codec and a sound position: accepted.
       await expect200(keyed, `/api/agent/search?pagelen=1&sort=id&page=2&cursor=${codec.encode(scope('id'), 2, [1])}`);
     });

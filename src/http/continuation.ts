@@ -18,6 +18,8 @@ export interface ContinuationCodec {
 }
 
 const IV_BYTES = 12;
+/** Three safe integers with signs and separators fit in 56 characters. */
+const PLAINTEXT_BYTES = 64;
 const TAG_BYTES = 16;
 
 /**
@@ -32,7 +34,9 @@ export function createContinuationCodec(secret?: string): ContinuationCodec {
   return Object.freeze({
     encode(scope: string, page: number, position: readonly number[]): string {
       const aad = `${scope}\npage=${page}`;
-      const plaintext = JSON.stringify(position);
+      // Padded to a fixed width: GCM keeps the plaintext length, which would tell how many digits the
+      // position (perhaps a hidden candidate's id) has.
+      const plaintext = JSON.stringify(position).padEnd(PLAINTEXT_BYTES, ' ');
       const iv = createHmac('sha256', nonceKey).update(`${aad}\n${plaintext}`).digest().subarray(0, IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(aad));
