@@ -21,18 +21,19 @@ export async function idOf(db: Kysely<Database>, name: string): Promise<number> 
   return row.id;
 }
 
+/** The plugin options the test hosts share (the database is added per test). */
+export const DEMO_PLUGIN_OPTIONS = {
+  siteTitle: 'Example Site',
+  description: 'Articles about harbours and open data.',
+  languages: ['en', 'nl'],
+} as const satisfies Partial<AgentDiscoveryOptions>;
+
 /** A minimal host: the plugin's router on an Express 5 app. */
 export async function pluginApp(
   db: Kysely<Database>,
   options: Partial<AgentDiscoveryOptions> = {},
 ): Promise<{ app: express.Express; agent: AgentDiscovery }> {
-  const agent = await createAgentDiscovery({
-    siteTitle: 'Example Site',
-    description: 'Articles about harbours and open data.',
-    languages: ['en', 'nl'],
-    database: { kysely: db },
-    ...options,
-  });
+  const agent = await createAgentDiscovery({ ...DEMO_PLUGIN_OPTIONS, database: { kysely: db }, ...options });
   const app = express();
   app.use(agent.router);
   return { app, agent };

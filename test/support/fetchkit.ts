@@ -5,8 +5,7 @@ import { createRequire } from 'node:module';
 import LinkHeader from 'http-link-header';
 import { sql, type Kysely } from 'kysely';
 import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
-import { createContext } from '../../src/context.js';
-import { createResourceLinks } from '../../src/discovery/index.js';
+import { DEMO_PLUGIN_OPTIONS } from './demo.js';
 import type { Database } from '../../src/db/schema.js';
 
 /** Express 4 (installed as `express4`; it ships no types). */
@@ -191,14 +190,8 @@ export async function startHostApp(
   flavour: ExpressFlavour = 'express5',
   { linkMiddleware = true }: { linkMiddleware?: boolean } = {},
 ): Promise<HostApp> {
-  const agent = await createAgentDiscovery({
-    siteTitle: 'Example Site',
-    description: 'Articles about harbours and open data.',
-    languages: ['en', 'nl'],
-    database: { kysely: db },
-    ...options,
-  });
-  const resourceLinks = createResourceLinks(createContext(agent.options, agent.database));
+  const agent = await createAgentDiscovery({ ...DEMO_PLUGIN_OPTIONS, languages: [...DEMO_PLUGIN_OPTIONS.languages], database: { kysely: db }, ...options });
+  const resourceLinks = agent.resourceLinks;
   const app = flavour === 'express5' ? express() : express4();
   const isAdmin = (req: express.Request) => /(?:^|;\s*)session=admin(?:;|$)/.test(req.headers.cookie ?? '');
 
