@@ -3,9 +3,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
-import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
-import { localize } from '../src/content/language.js';
-import { anonymousVisible } from '../src/content/visibility.js';
+import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 

@@ -8,7 +8,7 @@ export function ardIdentifier(base: string, namespace: string, name: string): st
 }
 
 /**
- * The ARD manifest (SPEC §9; ARD `specVersion` 1.0): one entry for the content API, pointing at the
+ * The ARD manifest (ARD `specVersion` 1.0): one entry for the content API, pointing at the
  * OpenAPI document. A trust manifest only when the operator configured an identity.
  */
 export function buildArdManifest(options: ResolvedOptions, base: string, updatedAt: Date) {

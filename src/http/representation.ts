@@ -2,9 +2,9 @@ import type { Request, Response } from 'express';
 import etag from 'etag';
 import { HttpError } from './errors.js';
 
-/** Cache policy of content reads: always revalidate, with a strong ETag (SPEC §6). */
+/** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
-/** Cache policy of discovery documents (SPEC §4). */
+/** Cache policy of discovery documents. */
 export const DISCOVERY_CACHE_CONTROL = 'no-cache';
 /** API responses are not for search engines. */
 export const API_ROBOTS = 'noindex, nofollow';
