@@ -16,6 +16,11 @@ const app = express()
 app.use(agent.linkHeaders) // once, before your routes: merges every Link value into one header
 app.use(agent.router) // at the root: discovery documents, /api/agent/*, Markdown, /id/:id negotiation
 
+// Your home page: the middleware adds the site-level Link values (agents look at `HEAD /` first).
+app.get('/', (req, res, next) => {
+  agent.headLinks(req).then((head) => res.type('html').send(`<!doctype html><html><head><title>Harbour Example</title>${head}</head>
+<body><a href="/llms.txt">llms.txt</a></body></html>`), next)
+})
 // Your own page route; resourceLinks('id') adds the resource's discovery Link values.
 app.get('/:lang/page/:id', agent.resourceLinks('id'), (req, res, next) => renderPage(req, res, next).catch(next))
 // Browsers reach /id/:id after agent.router has answered agents that asked for Markdown or JSON.

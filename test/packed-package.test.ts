@@ -199,6 +199,10 @@ async function startHost(cwd: string, node: string, env: NodeJS.ProcessEnv) {
 
 /** What a new user checks by hand: discovery documents, a search, the resource, its Markdown and its page. */
 async function checkSite(base: string, id: number): Promise<void> {
+  const home = await fetch(`${base}/`, { method: 'HEAD' });
+  assert.equal(home.status, 200);
+  assert.ok((home.headers.get('link') ?? '').includes(`<${base}/llms.txt>; rel="describedby"`), home.headers.get('link') ?? '');
+
   const llms = await fetch(`${base}/llms.txt`);
   assert.equal(llms.status, 200);
   assert.match(llms.headers.get('content-type') ?? '', /^text\/plain/);
