@@ -18,7 +18,7 @@ describe('If-None-Match parsing and weak comparison', () => {
   });
 
   it('rejects values outside the grammar', () => {
-    for (const bad of ['a', '"a', '"a" "b"', 'w/"a"', 'W/ "a"', '"a"x', '*, "a"', '"a b"', '"a\\"b"', '"\x7f"']) {
+    for (const bad of ['\xa0*', '**', 'a', '"a', '"a" "b"', 'w/"a"', 'W/ "a"', '"a"x', '*, "a"', '"a b"', '"a\\"b"', '"\x7f"']) {
       assert.equal(parseIfNoneMatch(bad), undefined, JSON.stringify(bad));
     }
   });

@@ -24,7 +24,7 @@ const OWS = /[ \t]*/y;
  * ```
  */
 export function parseIfNoneMatch(value: string): '*' | string[] | undefined {
-  if (value.trim() === '*') return '*';
+  if (/^[ \t]*\*[ \t]*$/.test(value)) return '*';
   const tags: string[] = [];
   let at = 0;
   const skip = (re: RegExp) => {
