@@ -7,6 +7,7 @@ import type { OperationSpec } from './operations.js';
 import { facadeOperations, mountFacade } from './facade-routes.js';
 import { markdownOperations, mountMarkdown } from './markdown-route.js';
 import { mountRelated, relatedOperations } from './related-routes.js';
+import { mountMcp } from '../mcp/mcp-route.js';
 
 /**
  * The plugin's router: discovery documents and the anonymous content facade. Mount it at the root
@@ -23,6 +24,7 @@ export function createAgentRouter(ctx: AgentContext): Router {
   mountRelated(router, ctx);
   mountMarkdown(router, ctx);
   mountDiscovery(router, ctx, operations);
+  if (ctx.options.mcp) mountMcp(router, ctx, ctx.options.mcp.path);
   // A path parameter that cannot be percent-decoded (`/api/agent/resource/%zz`) fails in the router
   // before any handler: answer it as the facade answers every bad parameter.
   router.use(function malformedPathParameter(error: unknown, req: Request, res: Response, next: NextFunction) {
