@@ -12,6 +12,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pg from 'pg';
+import { sql } from 'kysely';
 import autocannon from 'autocannon';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -73,6 +74,8 @@ async function main(): Promise<void> {
   const url = new URL(SERVER);
   url.pathname = `/${DB_NAME}`;
   const site = await createExampleSite({ database: { url: url.toString() } });
+  // Planner statistics for the freshly seeded demo, as autovacuum would give a live site.
+  await sql`ANALYZE`.execute(site.agent.database.db);
   const server: Server = site.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
