@@ -52,6 +52,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    mcp: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,

@@ -11,10 +11,10 @@ export function escapeHtml(value: string): string {
 }
 
 /** `<meta name>` equivalents FetchKit-style clients read for relations HTML `<link>` does not cover. */
-const META_NAMES: Record<string, string> = { 'api-catalog': 'api-catalog', 'service-desc': 'service-desc', describedby: 'llms' };
+const META_NAMES: Record<string, string> = { 'api-catalog': 'api-catalog', 'service-desc': 'service-desc', describedby: 'llms', mcp: 'mcp' };
 
 /**
- * Renders links as `<link>` elements (plus the `<meta name="llms|api-catalog|service-desc">` hints),
+ * Renders links as `<link>` elements (plus the `<meta name="llms|api-catalog|service-desc|mcp">` hints),
  * one per line, every attribute escaped.
  *
  * ```html

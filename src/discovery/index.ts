@@ -35,7 +35,8 @@ function cachedPerBase<T>(cache: Map<string, T>, base: string, build: () => T): 
 
 /**
  * Mounts the discovery documents on the plugin's router: `/api-help`, `/openapi.json`,
- * `/.well-known/api-catalog`, `/llms.txt`, `/.well-known/ard.json` (GET and HEAD, 405 otherwise),
+ * `/.well-known/api-catalog`, `/llms.txt`, `/.well-known/ard.json` and its legacy twin
+ * `/.well-known/ai-catalog.json` (GET and HEAD, 405 otherwise),
  * and the `/id/:id` negotiation (303 for Markdown or JSON, the host's route for everything else).
  * No other `/.well-known/*` path is answered.
  */
@@ -73,14 +74,15 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
       categories,
       ...(options.description ? { description: options.description } : {}),
       ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
+      ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard) } } : {}),
     });
     return { body, contentType: MEDIA.llmsTxt };
   });
 
-  mountDocument(router, ctx, PATHS.ard, ({ base }) => ({
-    body: JSON.stringify(buildArdManifest(options, base, mountedAt)),
-    contentType: MEDIA.ard,
-  }));
+  const ard = ({ base }: { base: string }) => ({ body: JSON.stringify(buildArdManifest(options, base, mountedAt)), contentType: MEDIA.ard });
+  mountDocument(router, ctx, PATHS.ard, ard);
+  // The same manifest where ARD v0.9 resolvers (and v0.91 ones, as a fallback) look for it.
+  mountDocument(router, ctx, PATHS.aiCatalog, ard);
 
   mountDocument(router, ctx, PATHS.apiHelp, async ({ base }) => {
     const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage);

@@ -27,7 +27,7 @@ export async function pageLinks(ctx: AgentContext, req: Request, id?: unknown): 
   } catch {
     return [];
   }
-  const links = siteLinks(base);
+  const links = siteLinks(base, ctx.options.mcp ? ctx.options.mcp.path : undefined);
   if (id === undefined || id === null) return links;
   const ref = normalizeResourceRef(id);
   if (ref === undefined) return links;

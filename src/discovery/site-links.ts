@@ -10,6 +10,7 @@ export const MEDIA = {
   html: 'text/html; charset=utf-8',
   markdown: 'text/markdown',
   json: 'application/json',
+  mcpServerCard: 'application/mcp-server-card+json',
 } as const;
 
 /**
@@ -23,13 +24,15 @@ export const MEDIA = {
  * <https://example.com/.well-known/ard.json>; rel="ard"; type="application/json"
  * ```
  */
-export function siteLinks(base: string): AgentLink[] {
+export function siteLinks(base: string, mcpPath?: string): AgentLink[] {
   return [
     { href: absoluteUrl(base, PATHS.apiCatalog), rel: 'api-catalog', type: 'application/linkset+json' },
     { href: absoluteUrl(base, PATHS.openapi), rel: 'service-desc', type: MEDIA.openapi },
     { href: absoluteUrl(base, PATHS.apiHelp), rel: 'service-doc', type: 'text/html' },
     { href: absoluteUrl(base, PATHS.llmsTxt), rel: 'describedby', type: 'text/plain' },
     { href: absoluteUrl(base, PATHS.ard), rel: 'ard', type: MEDIA.ard },
+    // With the `mcp` option on: `<https://example.com/mcp>; rel="mcp"` (the Streamable HTTP endpoint).
+    ...(mcpPath ? [{ href: absoluteUrl(base, mcpPath), rel: 'mcp' }] : []),
   ];
 }
 
