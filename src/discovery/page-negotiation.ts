@@ -40,9 +40,12 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
       return false;
     }
     try {
-      const markdown = await withBudget(ctx.options.budgetMs, () => markdownRepresentation(ctx, ref, language, base));
+      // The page's links are read alongside (a second connection of a pool works in parallel).
+      const [markdown, links] = await Promise.all([
+        withBudget(ctx.options.budgetMs, () => markdownRepresentation(ctx, ref, language, base)),
+        pageLinks(ctx, req, ref, language),
+      ]);
       if (!markdown || res.headersSent) return false;
-      const links = await pageLinks(ctx, req, ref, language);
       if (links.length) res.append('Link', links.map(formatAgentLink));
       sendRepresentation(req, res, {
         body: markdown.body,
