@@ -98,6 +98,9 @@ for (const backend of backends) {
           for (const method of ['GET', 'HEAD']) {
             const cond = await get(url, ACCEPT.cursor, { 'if-none-match': String(full.headers.etag) }, method);
             assert.equal(cond.status, 304, method);
+            // As fetch() sends a conditional request.
+            const fetchLike = await get(url, ACCEPT.cursor, { 'if-none-match': String(full.headers.etag), 'cache-control': 'no-cache', pragma: 'no-cache' }, method);
+            assert.equal(fetchLike.status, 304, `${method} with no-cache`);
             assert.equal(cond.body, '');
             assertVaryAccept(cond, `304 ${method}`);
           }
