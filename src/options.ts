@@ -117,6 +117,7 @@ export const optionsSchema = z
     mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
     sitemapUrl: z.string().min(1).optional(),
     linkAllHtml: z.boolean().default(false),
+    markdownHome: z.boolean().default(true),
     database: databaseOption,
     migrate: z.boolean().default(false),
     continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),

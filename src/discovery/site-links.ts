@@ -36,11 +36,20 @@ export function siteLinks(base: string, mcpPath?: string): AgentLink[] {
   ];
 }
 
-/** The per-resource alternates: only for anonymous-visible and indexable resources. */
-export function resourceAlternates(base: string, ref: number | string): AgentLink[] {
+/**
+ * The per-resource alternates (only for anonymous-visible and indexable resources), in the page's
+ * language: the JSON read first and the Markdown last, so that parsers keeping the last value per
+ * relation find the Markdown.
+ *
+ * ```text
+ * <https://example.com/api/agent/resource/21?language=nl>; rel="alternate"; type="application/json"; hreflang="nl"
+ * <https://example.com/agent/resource/21/markdown?language=nl>; rel="alternate"; type="text/markdown"; hreflang="nl"
+ * ```
+ */
+export function resourceAlternates(base: string, ref: number | string, language: string): AgentLink[] {
   return [
-    { href: absoluteUrl(base, PATHS.markdown(ref)), rel: 'alternate', type: MEDIA.markdown },
-    { href: absoluteUrl(base, PATHS.resource(ref)), rel: 'alternate', type: MEDIA.json },
+    { href: absoluteUrl(base, PATHS.resource(ref), { language }), rel: 'alternate', type: MEDIA.json, hreflang: language },
+    { href: absoluteUrl(base, PATHS.markdown(ref), { language }), rel: 'alternate', type: MEDIA.markdown, hreflang: language },
   ];
 }
 

@@ -11,6 +11,7 @@ import { languageParam, parsePairs, parseValues, resourceRef } from './parameter
 import { callFromRequest, type FacadeCall } from './facade-call.js';
 import { PATHS, absoluteUrl } from './paths.js';
 import { composeResourceContent } from './resource-content.js';
+import { MARKDOWN_CONTENT_TYPE } from './representation.js';
 
 export function markdownSchemas(options: ResolvedOptions) {
   return {
@@ -49,22 +50,43 @@ export function apiAccessSection(base: string, id: number, language: string): st
   ].join('\n');
 }
 
+/** The Markdown representation of one resource, in the language actually used. */
+export interface MarkdownRepresentation {
+  body: string;
+  language: string;
+}
+
+/**
+ * The Markdown representation of an anonymous-visible resource in `requested` (falling back like every
+ * read), or `undefined` when the resource is not anonymous-visible. The one composition path of the
+ * Markdown route and of Markdown negotiated on a page URL.
+ */
+export async function markdownRepresentation(
+  ctx: AgentContext,
+  ref: number | string,
+  requested: string,
+  base: string,
+): Promise<MarkdownRepresentation | undefined> {
+  const row = await readVisibleResource(ctx.db, ref);
+  if (!row) return undefined;
+  const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
+  const content = await composeResourceContent(ctx, row, lang.language, base);
+  const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${apiAccessSection(base, row.id, lang.language)}` : apiAccessSection(base, row.id, lang.language);
+  return { body, language: lang.language };
+}
+
 /**
  * The Markdown read as a function of a `FacadeCall` (`rawId` is the path parameter): the HTTP route
  * and the MCP tool and resource template all run it. Returns the body and the language used.
  */
 export function markdownRead(ctx: AgentContext) {
   const s = markdownSchemas(ctx.options);
-  return async function markdown(call: FacadeCall, rawId: string): Promise<{ body: string; language: string }> {
+  return async function markdown(call: FacadeCall, rawId: string): Promise<MarkdownRepresentation> {
     const { id } = parseValues(s.idPath, { id: rawId });
     const { language } = parsePairs(call.query, s.query);
-    const row = await readVisibleResource(ctx.db, id);
-    if (!row) throw notFound();
-    const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
-    const content = await composeResourceContent(ctx, row, lang.language, call.base);
-    const access = apiAccessSection(call.base, row.id, lang.language);
-    const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access;
-    return { body, language: lang.language };
+    const markdown = await markdownRepresentation(ctx, id, language, call.base);
+    if (!markdown) throw notFound();
+    return markdown;
   };
 }
 
@@ -79,7 +101,7 @@ export function mountMarkdown(router: Router, ctx: AgentContext): void {
       return {
         kind: 'text',
         body,
-        contentType: 'text/markdown; charset=utf-8',
+        contentType: MARKDOWN_CONTENT_TYPE,
         headers: { 'Content-Language': language },
       };
     }),
