@@ -21,8 +21,10 @@ app.get('/', (req, res, next) => {
   agent.headLinks(req).then((head) => res.type('html').send(`<!doctype html><html><head><title>Harbour Example</title>${head}</head>
 <body><a href="/llms.txt">llms.txt</a></body></html>`), next)
 })
-// Your own page route; resourceLinks('id') adds the resource's discovery Link values.
-app.get('/:lang/page/:id', agent.resourceLinks('id'), (req, res, next) => renderPage(req, res, next).catch(next))
+// Your resource pages: resourceLinks adds the Link values in the page's language, and answers
+// agents that prefer Markdown (when the resource is public) before your handler runs.
+const pageLinks = agent.resourceLinks({ id: 'id', language: 'lang' })
+app.get('/:lang/page/:id', pageLinks, (req, res, next) => renderPage(req, res, next).catch(next))
 // Browsers reach /id/:id after agent.router has answered agents that asked for Markdown or JSON.
 app.get('/id/:id', (req, res) => res.redirect(303, `/en/page/${encodeURIComponent(req.params.id)}`))
 
@@ -38,7 +40,7 @@ async function renderPage(req, res, next) {
     .executeTakeFirst()
   if (!page) return next()
   res.append('Link', '<https://hub.example.org/>; rel="hub"') // your own Link values are kept
-  const head = await agent.headLinks(req, id) // the same links as <link> elements for <head>
+  const head = await agent.headLinks(req, id) // the same links as <link> elements, for <head>
   const title = escapeHtml(localize(page.title, lang))
   res.type('html').send(`<!doctype html><html lang="${lang}"><head><title>${title}</title>${head}</head>
 <body><h1>${title}</h1>${localize(page.body, lang)}</body></html>`) // body: your CMS's trusted HTML

@@ -244,6 +244,11 @@ async function checkSite(base: string, id: number): Promise<void> {
   assert.match(html, /<title>Hello, harbour<\/title>/);
   assert.match(html, /<link rel="alternate" href="[^"]*\/agent\/resource\/\d+\/markdown[^"]*" type="text\/markdown"/);
 
+  const agentPage = await fetch(`${base}/en/page/${id}`, { headers: { accept: 'text/markdown, text/html;q=0.8' } });
+  assert.equal(agentPage.status, 200);
+  assert.match(agentPage.headers.get('content-type') ?? '', /^text\/markdown/);
+  assert.match(await agentPage.text(), /The ferry docks at _dawn_\./);
+
   assert.equal((await fetch(`${base}/en/page/999999`)).status, 404);
   assert.equal((await fetch(`${base}/xx/page/${id}`)).status, 404);
   const negotiated = await fetch(`${base}/id/${id}`, { headers: { accept: 'text/markdown' }, redirect: 'manual' });
