@@ -1,11 +1,13 @@
+import { checkCommand } from './check.js';
 import { migrateCommand } from './migrate.js';
 import { EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
 
 export type { CliIo } from './command.js';
 
-/** Every subcommand, by name. A new one (such as a site checker) is one more entry. */
+/** Every subcommand, by name. A new one is one more entry. */
 const COMMANDS: Record<string, CliCommand> = {
   migrate: migrateCommand,
+  check: checkCommand,
 };
 
 function usage(): string {
