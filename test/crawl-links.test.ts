@@ -12,13 +12,6 @@ import { backends, type TestDatabase } from './support/backends.js';
 import { headerLines, parseLinkHeaders } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
 
-/**
- * Links that are known to fail until the API root document exists (`GET /api/agent`, the API
- * catalog's anchor and `item`). TODO: remove this allow-list once `/api/agent` answers 2xx; the test
- * then requires every link to resolve.
- */
-const KNOWN_FAILING_UNTIL_API_ROOT = ['/api/agent'] as const;
-
 /** Where a link was found, for the failure report. */
 type Sources = Map<string, Set<string>>;
 
@@ -209,9 +202,8 @@ for (const backend of backends) {
 
       t.diagnostic(`crawled ${urls.length} distinct same-origin links (${markdownUrls.size} Markdown documents read), ${urls.length * 2} requests`);
       t.diagnostic(`other origins, not followed: ${[...foreign].sort().join(', ') || 'none'}`);
-      const known = failures.filter((f) => KNOWN_FAILING_UNTIL_API_ROOT.some((p) => f.startsWith(`${origin}${p} `)));
-      if (known.length) t.diagnostic(`TODO: known failing until GET /api/agent exists: ${known.join('; ')}`);
-      assert.deepEqual(failures.filter((f) => !known.includes(f)).sort(), [], 'every same-origin link answers 2xx to HEAD and GET');
+      assert.deepEqual(failures.sort(), [], 'every same-origin link answers 2xx to HEAD and GET');
+      assert.ok(sources.has(`${origin}/api/agent`), "the API catalog's anchor and item (the API root) were checked");
       assert.ok(urls.length > 100, 'the crawl reached the site');
     });
   });
