@@ -36,8 +36,9 @@ const LANGUAGES = ['en', 'nl'];
 
 /**
  * A small but real Express CMS mounting the plugin the way a host would: the Link middleware
- * app-wide, the plugin's router at the root, resource pages with the head hook and resource Link
- * headers (next to the host's own WebSub link), an administrator sign-in, and `/id/:id`.
+ * app-wide, the plugin's router at the root (which also answers `/` in Markdown for agents preferring
+ * it), resource pages with `resourceLinks` (Link headers and Markdown negotiation in the page's
+ * language) and the head hook, next to the host's own WebSub link, an administrator sign-in, and `/id/:id`.
  */
 export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleSite> {
   const session: SessionConfig = {
@@ -53,6 +54,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    mcp: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,
@@ -85,8 +87,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   );
   app.use(express.urlencoded({ extended: false, limit: '4kb' }));
 
-  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number) => {
-    const agentHead = await agent.headLinks(req, id);
+  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number, language = 'en') => {
+    const agentHead = await agent.headLinks(req, id, { language });
     res.type('html').send(
       views.render(view, {
         siteTitle: agent.options.siteTitle,
@@ -119,16 +121,18 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     }
   });
 
-  app.get('/:lang/page/:id', async (req, res, next) => {
+  // Resource pages: `resourceLinks` adds the page's links in the page's language and answers agents
+  // that prefer Markdown (when the resource is public); everyone else gets the host's HTML below.
+  const knownLanguage = (req: Request, _res: Response, next: NextFunction) => next(LANGUAGES.includes(String(req.params.lang)) ? undefined : 'route');
+  app.get('/:lang/page/:id', knownLanguage, agent.resourceLinks({ id: 'id', language: 'lang' }), async (req, res, next) => {
     try {
       const lang = String(req.params.lang);
       const id = Number(req.params.id);
-      if (!LANGUAGES.includes(lang) || !Number.isSafeInteger(id) || id < 1) return next();
+      if (!Number.isSafeInteger(id) || id < 1) return next();
       const row = await db.selectFrom('rsc').selectAll().where('id', '=', id).where(hostVisible(req)).executeTakeFirst();
       if (!row) return next();
       res.append('Link', WEBSUB_HUB);
       res.append('Link', `<${req.protocol}://${req.get('host')}/${lang}/page/${id}>; rel="self"`);
-      await agent.setResourceHeaders(req, res, id);
       await render(
         req,
         res,
@@ -146,6 +150,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
           attribution: localize(row.attribution, lang, 'en'),
         },
         id,
+        lang,
       );
     } catch (error) {
       next(error);
@@ -155,7 +160,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.get('/id/:id', (req, res, next) => {
     const id = Number(req.params.id);
     if (!Number.isSafeInteger(id) || id < 1) return next();
-    res.redirect(302, `/en/page/${id}`);
+    const language = typeof req.query.language === 'string' && LANGUAGES.includes(req.query.language) ? req.query.language : 'en';
+    res.redirect(302, `/${language}/page/${id}`);
   });
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));

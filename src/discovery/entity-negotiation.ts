@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import Negotiator from 'negotiator';
 import type { AgentContext } from '../context.js';
+import { preferredMediaType } from '../http/accept.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import { DISCOVERY_CACHE_CONTROL } from '../http/representation.js';
 import { normalizeResourceRef } from './resource-links.js';
@@ -23,12 +23,7 @@ export function createEntityNegotiation(ctx: AgentContext) {
     const ref = normalizeResourceRef(req.params.id);
     if (ref === undefined) return next();
     res.vary('Accept');
-    // Media-type parameters other than q (`text/markdown; charset=utf-8`) do not change the choice.
-    const accept = (req.get('accept') ?? '*/*')
-      .split(',')
-      .map((range) => range.split(';').filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part)).join(';'))
-      .join(',');
-    const preferred = new Negotiator({ headers: { accept } }).mediaType([...OFFERED]);
+    const preferred = preferredMediaType(req, OFFERED);
     if (preferred !== 'text/markdown' && preferred !== 'application/json') return next();
     let base: string;
     try {

@@ -53,7 +53,7 @@ export function createLinkMiddleware(ctx: AgentContext): RequestHandler {
       const values = headerValues(res.getHeader('link') as HeaderValue | undefined);
       if (wantsSiteLinks(ctx, req, res)) {
         try {
-          values.push(...siteLinks(ctx.baseUrl(req)).map(formatAgentLink));
+          values.push(...siteLinks(ctx.baseUrl(req), ctx.options.mcp ? ctx.options.mcp.path : undefined).map(formatAgentLink));
         } catch {
           // An unusable Host header: the page goes out without the site-level links.
         }

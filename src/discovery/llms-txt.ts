@@ -11,6 +11,8 @@ export interface LlmsTxtSite {
   notes?: string;
   /** The newest public, indexable resources, listed with their Markdown URLs. */
   newest?: readonly NewestResource[];
+  /** The MCP endpoint and its server card, when the `mcp` option is on. */
+  mcp?: { endpoint: string; serverCard: string };
 }
 
 /** One line of text: control characters and runs of white space become one space. */
@@ -51,6 +53,9 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
     item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
   ];
+  if (site.mcp) {
+    lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
+  }
   if (site.categories.length) {
     lines.push('', '## Browse by category', '');
     for (const c of site.categories) {
