@@ -11,6 +11,14 @@ import { anonymousVisible } from '../src/content/visibility.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { headerLines, parseLinkHeaders } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
+import { connectMcp } from './support/mcp-client.js';
+
+/**
+ * Relations whose target is a protocol endpoint, not a document: a `rel="mcp"` link is the MCP
+ * Streamable HTTP endpoint, which answers POST (GET may be 405 by that protocol). The crawler checks
+ * such a link by speaking the protocol: an MCP client initializes and lists the tools.
+ */
+const ENDPOINT_RELATIONS = new Set(['mcp']);
 
 /** Where a link was found, for the failure report. */
 type Sources = Map<string, Set<string>>;
@@ -20,6 +28,16 @@ const decodeHtml = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_, 
 
 /** Every `href` and `src` attribute value of an HTML fragment. */
 const htmlLinks = (html: string): string[] => [...html.matchAll(/\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)].map((m) => decodeHtml(m[1] ?? m[2]!));
+
+/** The attributes of one HTML tag. */
+const tagAttributes = (tag: string): Record<string, string> =>
+  Object.fromEntries([...tag.matchAll(/([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)].map((m) => [m[1]!.toLowerCase(), decodeHtml(m[2] ?? m[3]!)]));
+
+/** The `rel` and `href` of every `<link>` element. */
+const linkElements = (html: string) => [...html.matchAll(/<link\b[^>]*>/gi)].map((m) => tagAttributes(m[0])).map((a) => ({ rel: a.rel ?? '', href: a.href ?? '' }));
+
+/** Whether a link's relation makes its target a protocol endpoint. */
+const isEndpoint = (rel: string) => rel.toLowerCase().split(/\s+/).some((r) => ENDPOINT_RELATIONS.has(r));
 
 /** Every link and image destination of a Markdown text (inline form, escapes undone), and autolinks. */
 function markdownLinks(markdown: string): string[] {
@@ -116,7 +134,8 @@ for (const backend of backends) {
     it('crawl: the Link header and head of /, llms.txt, the API catalog, /api-help, the sitemap and every public demo resource\'s Markdown', async (t) => {
       const sources: Sources = new Map();
       const foreign = new Set<string>();
-      const found = (raw: string, documentUrl: string, from: string) => {
+      const endpoints = new Set<string>();
+      const found = (raw: string, documentUrl: string, from: string, rel = '') => {
         let url: URL;
         try {
           url = new URL(raw, documentUrl);
@@ -129,6 +148,7 @@ for (const backend of backends) {
           foreign.add(url.href);
           return;
         }
+        if (isEndpoint(rel)) endpoints.add(url.href);
         const set = sources.get(url.href) ?? new Set<string>();
         set.add(from);
         sources.set(url.href, set);
@@ -139,11 +159,13 @@ for (const backend of backends) {
       assert.equal(home.status, 200);
       const homeHeaderLinks = parseLinkHeaders(home.headers.get('link') ? [home.headers.get('link')!] : []);
       assert.ok(homeHeaderLinks.length >= 5, 'site-level links on /');
-      for (const l of homeHeaderLinks) found(l.href, `${origin}/`, 'Link header of /');
+      for (const l of homeHeaderLinks) found(l.href, `${origin}/`, 'Link header of /', l.rel);
       const homeHtml = await home.text();
-      const head = homeHtml.slice(0, homeHtml.indexOf('</head>'));
-      assert.ok(htmlLinks(head).length >= 5, '<link> elements in the head of /');
-      for (const href of htmlLinks(homeHtml)) found(href, `${origin}/`, 'HTML of /');
+      const headEnd = homeHtml.indexOf('</head>');
+      const headLinks = linkElements(homeHtml.slice(0, headEnd));
+      assert.ok(headLinks.length >= 5, '<link> elements in the head of /');
+      for (const l of headLinks) found(l.href, `${origin}/`, '<head> of /', l.rel);
+      for (const href of htmlLinks(homeHtml.slice(headEnd))) found(href, `${origin}/`, 'body of /');
 
       // llms.txt, by the reference grammar: every item of every section.
       const llms = await (await get(`${origin}/llms.txt`)).text();
@@ -184,12 +206,23 @@ for (const backend of backends) {
       // The dead links seen before are now found and resolve below.
       for (const p of ['/media/inline/harbour-small.png', '/media/attachment/harbour-dawn.png', '/sitemap.xml']) assert.ok(sources.has(`${origin}${p}`), p);
 
-      // Check every same-origin link with HEAD and GET; no redirects followed.
+      // Check every same-origin link with HEAD and GET (no redirects followed); an endpoint by its protocol.
       const failures: string[] = [];
       const urls = [...sources.keys()].sort();
       await pool(urls, 6, async (url) => {
         if (url.startsWith('(unparsable)')) {
           failures.push(url);
+          return;
+        }
+        if (endpoints.has(url)) {
+          try {
+            const client = await connectMcp(url);
+            const { tools } = await client.listTools();
+            await client.close();
+            if (!tools.length) failures.push(`${url} (MCP: no tools)`);
+          } catch (error) {
+            failures.push(`${url} (MCP: ${(error as Error).message})`);
+          }
           return;
         }
         const headRes = await fetch(url, { method: 'HEAD', redirect: 'manual' });
@@ -200,9 +233,10 @@ for (const backend of backends) {
         }
       });
 
-      t.diagnostic(`crawled ${urls.length} distinct same-origin links (${markdownUrls.size} Markdown documents read), ${urls.length * 2} requests`);
+      t.diagnostic(`crawled ${urls.length} distinct same-origin links (${markdownUrls.size} Markdown documents read), ${(urls.length - endpoints.size) * 2} HEAD/GET requests`);
       t.diagnostic(`other origins, not followed: ${[...foreign].sort().join(', ') || 'none'}`);
-      assert.deepEqual(failures.sort(), [], 'every same-origin link answers 2xx to HEAD and GET');
+      t.diagnostic(`protocol endpoints checked by their protocol: ${[...endpoints].join(', ') || 'none'}`);
+      assert.deepEqual(failures.sort(), [], 'every same-origin link answers 2xx to HEAD and GET (an endpoint, its protocol)');
       assert.ok(sources.has(`${origin}/api/agent`), "the API catalog's anchor and item (the API root) were checked");
       assert.ok(urls.length > 100, 'the crawl reached the site');
     });
