@@ -1,9 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
-import type { Database } from '../src/db/schema.js';
-import { listable } from '../src/content/visibility.js';
-import { publicBaseUrl } from '../src/http/base-url.js';
-import { HttpError } from '../src/http/errors.js';
+import { anonymousVisible, indexable, type Database } from '../src/index.js';
 
 /** The sitemaps protocol's limit of URLs in one file. */
 export const MAX_SITEMAP_URLS = 50_000;
@@ -14,10 +11,25 @@ export interface SitemapOptions {
   languages: readonly string[];
   defaultLanguage: string;
   siteNoindex: boolean;
-  /** The configured public base URL; else the request's origin. */
+  /** The configured public base URL; else the request's origin (its `Host` validated). */
   baseUrl: string | undefined;
   /** The human page path of a resource in a language. */
   pagePath: (id: number, language: string) => string;
+}
+
+/**
+ * The origin of the request when its `Host` is a plain host name or address with an optional port:
+ * the URL parser must read it back unchanged (no user info, path or stray characters). `undefined` otherwise.
+ */
+export function requestOrigin(req: Request): string | undefined {
+  const host = req.get('host')?.toLowerCase();
+  if (!host) return undefined;
+  try {
+    const url = new URL(`${req.protocol}://${host}`);
+    return url.host === host && url.pathname === '/' && !url.username && !url.password ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const escapeXml = (text: string) =>
@@ -25,28 +37,25 @@ const escapeXml = (text: string) =>
 
 /**
  * `GET /sitemap.xml`: the home page and every public page, that is every resource that is
- * anonymous-visible, indexable and not vocabulary, once per language it has (among the site's
- * languages; the site default when it has none of them), with its last modification.
+ * anonymous-visible and indexable (the plugin's two rules, from the package entry), once per language
+ * it has (among the site's languages; the site default when it has none of them), with its last
+ * modification.
  *
  * ```sql
- * select "id", "language", "modified" from "rsc" as "r" where (<anonymous-visible> AND <indexable> AND <not meta>)
- * order by "id" limit 50000
+ * select "id", "language", "modified" from "rsc" as "r" where (<anonymous-visible>) and (<indexable>)
+ * order by "id" limit 49999
  * ```
  */
 export function createSitemapRoute(o: SitemapOptions): RequestHandler {
   return async function sitemap(req: Request, res, next) {
     try {
-      let base: string;
-      try {
-        base = publicBaseUrl(req, o.baseUrl);
-      } catch (error) {
-        if (error instanceof HttpError) return res.status(400).type('text').send('Bad request');
-        throw error;
-      }
+      const base = o.baseUrl ?? requestOrigin(req);
+      if (!base) return res.status(400).type('text').send('Bad request');
       const rows = await o.db
         .selectFrom('rsc as r')
         .select(['r.id', 'r.language', 'r.modified'])
-        .where(listable(o.siteNoindex, 'r'))
+        .where(anonymousVisible('r'))
+        .where(indexable(o.siteNoindex, 'r'))
         .orderBy('r.id')
         .limit(MAX_SITEMAP_URLS - 1)
         .execute();

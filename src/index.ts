@@ -15,7 +15,23 @@ import { createAgentRouter } from './http/router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess } from './options.js';
-export type { Database, Block, LocalizedText } from './db/schema.js';
+export type {
+  Database,
+  Block,
+  LocalizedText,
+  RscTable,
+  CategoryTable,
+  PredicateCategoryTable,
+  EdgeTable,
+  MediumTable,
+} from './db/schema.js';
+export type { ContentDatabase, DatabaseConfig, BackendKind } from './db/connection.js';
+// The two visibility rules as SQL fragments, for a host's own Kysely queries over the content tables.
+export { anonymousVisible, indexable } from './content/visibility.js';
+// Kysely's `sql` tag (the plugin's own copy), for raw SQL on `agent.database.db`.
+export { sql } from 'kysely';
+// One language's text out of a per-language value, with the plugin's fallback.
+export { localize } from './content/language.js';
 export type { PageOptions, ResourceLinksParams } from './discovery/index.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';

@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { createExampleSite, type ExampleSite } from '../example-site/app.js';
 import { DEMO, seedDemoContent } from '../example-site/seed.js';
 import { anonymousVisible } from '../src/content/visibility.js';
 import { backends, type TestDatabase } from './support/backends.js';
-import { headerLines, parseLinkHeaders } from './support/fetchkit.js';
+import { parseLinkHeaders, rawRequest } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
 import { connectMcp } from './support/mcp-client.js';
 
@@ -105,12 +106,28 @@ for (const backend of backends) {
       const englishOnly = await id(DEMO.englishOnly);
       assert.ok(locs.includes(`${origin}/en/page/${englishOnly}`));
       assert.ok(!locs.includes(`${origin}/nl/page/${englishOnly}`), 'only the languages a page has');
-      for (const name of [DEMO.private, DEMO.unpublished, DEMO.scheduled, DEMO.expired, DEMO.noindex, DEMO.pressRelease, 'meta', 'article', 'author']) {
+      for (const name of [DEMO.private, DEMO.unpublished, DEMO.scheduled, DEMO.expired, DEMO.noindex, DEMO.pressRelease, 'internal_notes', 'internal_link']) {
         const hidden = await id(name);
         assert.ok(!locs.some((l) => l.endsWith(`/page/${hidden}`)), name);
       }
       assert.equal(new Set(locs).size, locs.length, 'no duplicates');
       assert.ok(xml.includes('<lastmod>'), 'last modification dates');
+    });
+
+    it('/sitemap.xml takes its origin from a valid Host only (400 otherwise), or from baseUrl', async () => {
+      const other = await rawRequest(`${origin}/sitemap.xml`, { headers: { host: 'Docs.Example.ORG:8080' } });
+      assert.equal(other.status, 200);
+      assert.ok(other.body.includes('<loc>http://docs.example.org:8080/</loc>'));
+      for (const host of ['a b', 'x.example/evil', 'user@x.example', 'x.example:99999', '<script>']) {
+        const res = await rawRequest(`${origin}/sitemap.xml`, { headers: { host } });
+        assert.equal(res.status, 400, host);
+        assert.doesNotMatch(res.body, /evil|script|user@/);
+      }
+      const configured = await createExampleSite({ database: { kysely: content.db }, seed: false, baseUrl: 'https://harbour.example' });
+      const res = await request(configured.app).get('/sitemap.xml').set('Host', 'elsewhere.example');
+      assert.ok(res.text.includes('<loc>https://harbour.example/</loc>'));
+      assert.doesNotMatch(res.text, /elsewhere/);
+      await configured.close();
     });
 
     it('serves the media it advertises: download_url with the medium\'s type and size, and the inline image', async () => {

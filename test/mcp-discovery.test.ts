@@ -95,9 +95,9 @@ for (const backend of backends) {
       assert.equal(api.type, 'application/openapi+json');
       assert.equal(mcp.type, 'application/mcp-server-card+json');
       assert.equal(mcp.url, `${on.origin}${CARD}`);
-      assert.equal(mcp.identifier, 'urn:air:127.0.0.1:content:mcp');
+      assert.equal(mcp.identifier, 'urn:air:agent.localhost:content:mcp', 'an IP host gets the reserved placeholder publisher');
       assert.notEqual(api.identifier, mcp.identifier);
-      for (const entry of ard.entries) await assertArdEntry(entry, '127.0.0.1');
+      for (const entry of ard.entries) await assertArdEntry(entry, 'agent.localhost');
     });
 
     it('/.well-known/ai-catalog.json is the same manifest as /.well-known/ard.json, on and off', async () => {

@@ -1,6 +1,6 @@
 import type { LocalizedText } from '../db/schema.js';
 
-/** The language fields every resource in a response carries (SPEC §6). */
+/** The language fields every resource in a response carries. */
 export interface LanguageFields {
   requested_language: string;
   language: string;

@@ -13,10 +13,11 @@ export const ENTITY_ROUTE = '/id/:id';
 const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
 
 /**
- * `/id/{id}` negotiation (SPEC §5): a client preferring `text/markdown` gets `303 See Other` to the
+ * `/id/{id}` negotiation: a client preferring `text/markdown` gets `303 See Other` to the
  * absolute Markdown URL, one preferring `application/json` gets 303 to the JSON read; everything
- * else (browsers, FetchKit's `text/html, text/markdown, …`) goes on to the host's own route. The
- * answer depends on `Accept`, so `Vary: Accept` is set either way. The query string is passed on.
+ * else (browsers, and agent fetchers that list HTML first, such as FetchKit's
+ * `text/html, text/markdown, …`) goes on to the host's own route. The answer depends on `Accept`,
+ * so `Vary: Accept` is set either way. The query string is passed on.
  */
 export function createEntityNegotiation(ctx: AgentContext) {
   return function negotiateEntity(req: Request, res: Response, next: NextFunction) {

@@ -10,7 +10,10 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
-/** `<meta name>` equivalents FetchKit-style clients read for relations HTML `<link>` does not cover. */
+/**
+ * `<meta name>` equivalents of three relations, for agent fetchers (FetchKit, for one) that read
+ * `<meta>` but skip `<link>` relations they do not know.
+ */
 const META_NAMES: Record<string, string> = { 'api-catalog': 'api-catalog', 'service-desc': 'service-desc', describedby: 'llms', mcp: 'mcp' };
 
 /**

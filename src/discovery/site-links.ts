@@ -14,7 +14,7 @@ export const MEDIA = {
 } as const;
 
 /**
- * The site-level Link set (SPEC §5), defined once: headers, `<head>` and the home page all use it.
+ * The site-level Link set, defined once: headers, `<head>` and the home page all use it.
  *
  * ```text
  * <https://example.com/.well-known/api-catalog>; rel="api-catalog"; type="application/linkset+json"
