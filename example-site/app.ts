@@ -5,6 +5,7 @@ import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
 import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
+import { createSitemapRoute } from './sitemap.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -69,6 +70,19 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.disable('x-powered-by');
   app.use(agent.linkHeaders);
   app.use(agent.router);
+  // The files the site advertises: media downloads (`download_url`) and images used in its pages.
+  app.use('/media', express.static(path.join(here, 'media'), { index: false, redirect: false }));
+  app.get(
+    '/sitemap.xml',
+    createSitemapRoute({
+      db,
+      languages: LANGUAGES,
+      defaultLanguage: 'en',
+      siteNoindex: agent.options.noindex,
+      baseUrl: agent.options.baseUrl,
+      pagePath: (id, lang) => `/${lang}/page/${id}`,
+    }),
+  );
   app.use(express.urlencoded({ extended: false, limit: '4kb' }));
 
   const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number, language = 'en') => {

@@ -1,5 +1,5 @@
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import type { PublicCategory } from './site-content.js';
+import type { NewestResource, PublicCategory } from './site-content.js';
 
 export interface LlmsTxtSite {
   title: string;
@@ -7,6 +7,10 @@ export interface LlmsTxtSite {
   base: string;
   sitemapUrl?: string;
   categories: readonly PublicCategory[];
+  /** The plain text between the summary and the first section; `defaultLlmsNotes` when absent. */
+  notes?: string;
+  /** The newest public, indexable resources, listed with their Markdown URLs. */
+  newest?: readonly NewestResource[];
   /** The MCP endpoint and its server card, when the `mcp` option is on. */
   mcp?: { endpoint: string; serverCard: string };
 }
@@ -23,9 +27,10 @@ const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.c
 const item = (name: string, url: string, note: string): string => `- [${linkName(name)}](${linkUrl(url)}): ${oneLine(note)}`;
 
 /**
- * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, and H2
- * sections whose every line is `- [name](absolute url): note`. Only the API entry points and a
- * search link per public, indexable top-level category.
+ * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
+ * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
+ * points, a search link per public, indexable top-level category, and the Markdown of the newest
+ * public, indexable resources.
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
@@ -37,6 +42,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     '',
     `> ${summary}`,
     '',
+    ...notesParagraphs(site).flatMap((p) => [p, '']),
     '## API',
     '',
     item('API help', absoluteUrl(base, PATHS.apiHelp), 'how to use the read-only content API, with a working search example'),
@@ -56,8 +62,54 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
       lines.push(item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`));
     }
   }
+  if (site.newest?.length) {
+    lines.push('', '## Newest', '');
+    for (const r of site.newest) {
+      const note = r.summary ? clip(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter';
+      lines.push(item(r.title, absoluteUrl(base, PATHS.markdown(r.id), { language: r.language }), note));
+    }
+  }
   if (site.sitemapUrl) {
     lines.push('', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages'));
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The notes paragraph llms.txt carries when the operator sets none: what the site offers, that no
+ * key is needed, and how to cite. (The llmstxt.org reference parser keeps the `>` summary only when
+ * text follows it before the first section.)
+ */
+export function defaultLlmsNotes(siteTitle: string): string {
+  return (
+    `${oneLine(siteTitle)} offers its public pages to agents: every page has a Markdown version (with YAML front matter) ` +
+    'and a JSON read, and the read-only API below searches and reads them. No API key, account or sign-in is needed. ' +
+    'To cite a resource, link its human page: the `url` in the Markdown front matter, or `page_url` in the JSON read.'
+  );
+}
+
+/**
+ * Free text as llms.txt paragraphs: blank-line separated, each on one line, never starting a
+ * heading, a summary or a list item (so the reference parser's title, summary and sections stay intact).
+ */
+const paragraphs = (text: string): string[] =>
+  text
+    .split(/\n[^\S\n]*\n/)
+    .map(oneLine)
+    .filter(Boolean)
+    .map((p) => p.replace(/^(?=[#>\-+*]|\d+[.)])/, '\\'));
+
+/** The operator's notes as paragraphs, or the default notes when they leave nothing to say. */
+function notesParagraphs(site: LlmsTxtSite): string[] {
+  const own = paragraphs(site.notes ?? '');
+  return own.length ? own : paragraphs(defaultLlmsNotes(site.title));
+}
+
+/** How much of a summary the newest section quotes (the resource itself has the rest). */
+export const NEWEST_NOTE_CHARS = 300;
+
+/** At most `max` characters (code points), ending with `…` when cut. */
+const clip = (text: string, max: number): string => {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+};
