@@ -35,6 +35,9 @@ export { localize } from './content/language.js';
 export type { PageOptions, ResourceLinksParams } from './discovery/index.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';
+// The checks of `express-agent-discovery check`, for scripts and CI: a report of what agents see on a site.
+export { runSiteChecks, checkReportSchema, formatReport } from './check/index.js';
+export type { CheckReport, CheckResult, SiteCheckOptions, HiddenRef } from './check/index.js';
 
 /** A mounted plugin instance. */
 export interface AgentDiscovery {

@@ -14,6 +14,9 @@ export const ACCEPT = {
   document: 'application/json, */*;q=0.8',
 } as const;
 
+/** The fix of a check that could not run because `A resource page` failed. */
+export const NEEDS_PAGE = 'Fix "A resource page" first.';
+
 /** What the checks learned so far; each check reads what earlier ones found. */
 export interface CheckContext {
   readonly origin: string;

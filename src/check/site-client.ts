@@ -129,11 +129,14 @@ export function createSiteClient(origin: string, limits: SiteClientLimits): Site
   };
 }
 
-/** `200 OK`-style status text of a response, or its error. */
+/**
+ * What became of a request, as a predicate: `answered 404`, `answered 301 (redirect to /x)`,
+ * `was not requested: …` (another origin, the budget used up) or `failed: timed out after 5000 ms`.
+ */
 export function describeResponse(res: SiteResponse): string {
-  if (res.error !== undefined) return res.error;
+  if (res.error !== undefined) return res.error.startsWith('not requested') ? `was ${res.error}` : `failed: ${res.error}`;
   const location = res.headers.get('location');
-  return `${res.status}${res.status >= 300 && res.status < 400 && location ? ` (redirect to ${location})` : ''}`;
+  return `answered ${res.status}${res.status >= 300 && res.status < 400 && location ? ` (redirect to ${location})` : ''}`;
 }
 
 /** The media type of a response, lower case, without parameters. */

@@ -58,12 +58,12 @@ export async function checkApiCatalog(ctx: CheckContext): Promise<CheckResult[]>
   const head = ctx.probes?.get('/.well-known/api-catalog');
   const res = await ctx.client.fetch('/.well-known/api-catalog', { accept: 'application/linkset+json, application/json;q=0.9' });
   if (res.error !== undefined || res.status !== 200) {
-    const detail = `GET /.well-known/api-catalog answered ${describeResponse(res)}`;
-    return [fail('api-catalog', NAME, detail, FIX), fail('api-catalog-links', LINKS, 'no catalog', FIX)];
+    const detail = `GET /.well-known/api-catalog ${describeResponse(res)}`;
+    return [fail('api-catalog', NAME, detail, FIX), fail('api-catalog-links', LINKS, 'no catalog to read', 'Fix the API catalog first.')];
   }
   const { problems, urls, serviceDescs } = readLinkset(parseJson(res.body), res.url);
   ctx.catalogServiceDescs = serviceDescs;
-  if (head && (head.error !== undefined || head.status < 200 || head.status >= 300)) problems.unshift(`HEAD answered ${describeResponse(head)}`);
+  if (head && (head.error !== undefined || head.status < 200 || head.status >= 300)) problems.unshift(`HEAD ${describeResponse(head)}`);
   if (mediaType(res) !== 'application/linkset+json') problems.unshift(`served as ${mediaType(res) || 'no Content-Type'}, not application/linkset+json`);
   const catalog = problems.length
     ? fail('api-catalog', NAME, problems.join('; '), FIX)
@@ -81,7 +81,7 @@ export async function checkApiCatalog(ctx: CheckContext): Promise<CheckResult[]>
   const links = !urls.length
     ? fail('api-catalog-links', LINKS, 'no links to resolve', FIX)
     : broken.length
-      ? fail('api-catalog-links', LINKS, broken.map((a) => `${short(a.url, ctx.origin)} answered ${describeResponse(a)}`).join('; '), FIX_LINKS)
+      ? fail('api-catalog-links', LINKS, broken.map((a) => `${short(a.url, ctx.origin)} ${describeResponse(a)}`).join('; '), FIX_LINKS)
       : pass('api-catalog-links', LINKS, [`${checked.length} answer 2xx to HEAD`, ...notes].join('; '));
   return [catalog, links];
 }

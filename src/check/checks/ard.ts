@@ -38,7 +38,7 @@ export async function checkArd(ctx: CheckContext): Promise<CheckResult> {
   const url = homeLink(ctx, 'ard')?.href ?? `${ctx.origin}/.well-known/ard.json`;
   const where = short(url, ctx.origin);
   const res = await ctx.client.fetch(url, { accept: ACCEPT.json });
-  if (res.error !== undefined || res.status !== 200) return fail('ard', NAME, `GET ${where} answered ${describeResponse(res)}`, FIX);
+  if (res.error !== undefined || res.status !== 200) return fail('ard', NAME, `GET ${where} ${describeResponse(res)}`, FIX);
   const doc = parseJson(res.body);
   const entries = isObject(doc) && Array.isArray(doc.entries) ? doc.entries : undefined;
   if (!entries?.length) return fail('ard', NAME, `${where} has no "entries"`, FIX);
@@ -54,7 +54,7 @@ export async function checkArd(ctx: CheckContext): Promise<CheckResult> {
     problems.push(...own.map((p) => `entries[${i}]: ${p}`));
     if (own.length || !sameOrigin(String(entry.url), ctx.origin)) continue;
     const target = await ctx.client.fetch(String(entry.url), { accept: ACCEPT.document });
-    if (target.error !== undefined || target.status !== 200) problems.push(`entries[${i}].url answered ${describeResponse(target)}`);
+    if (target.error !== undefined || target.status !== 200) problems.push(`entries[${i}].url ${describeResponse(target)}`);
     else if (mediaType(target) !== String(entry.type).toLowerCase()) problems.push(`entries[${i}].url is served as ${mediaType(target)}, the entry says ${String(entry.type)}`);
     else resolved += 1;
   }

@@ -20,9 +20,9 @@ function strayLines(text: string): string[] {
 export async function checkLlmsTxt(ctx: CheckContext): Promise<CheckResult> {
   const head = ctx.probes?.get('/llms.txt');
   const res = await ctx.client.fetch('/llms.txt', { accept: ACCEPT.markdown });
-  if (res.error !== undefined || res.status !== 200) return fail('llms-txt', NAME, `GET /llms.txt answered ${describeResponse(res)}`, FIX);
+  if (res.error !== undefined || res.status !== 200) return fail('llms-txt', NAME, `GET /llms.txt ${describeResponse(res)}`, FIX);
   const problems: string[] = [];
-  if (head && (head.error !== undefined || head.status < 200 || head.status >= 300)) problems.push(`HEAD answered ${describeResponse(head)}`);
+  if (head && (head.error !== undefined || head.status < 200 || head.status >= 300)) problems.push(`HEAD ${describeResponse(head)}`);
   if (!['text/plain', 'text/markdown'].includes(mediaType(res))) problems.push(`served as ${mediaType(res) || 'no Content-Type'}`);
   let parsed;
   try {

@@ -15,7 +15,7 @@ export async function checkMcpCard(ctx: CheckContext): Promise<CheckResult> {
   const probed = probe !== undefined && probe.error === undefined && probe.status >= 200 && probe.status < 300;
   if (!endpoint && !probed) return skip('mcp-card', NAME, `not advertised (no rel="mcp", ${CARD} is not published)`);
   const res = await ctx.client.fetch(CARD, { accept: ACCEPT.json });
-  if (res.error !== undefined || res.status !== 200) return fail('mcp-card', NAME, `rel="mcp" is advertised but GET ${CARD} answered ${describeResponse(res)}`, FIX);
+  if (res.error !== undefined || res.status !== 200) return fail('mcp-card', NAME, `rel="mcp" is advertised but GET ${CARD} ${describeResponse(res)}`, FIX);
   const card = parseJson(res.body);
   if (!isObject(card)) return fail('mcp-card', NAME, `${CARD} is not a JSON object`, FIX);
   const problems: string[] = [];

@@ -1,4 +1,4 @@
-import { ACCEPT, type CheckContext } from '../context.js';
+import { ACCEPT, NEEDS_PAGE, type CheckContext } from '../context.js';
 import { variesOnAccept } from '../page-view.js';
 import { describeResponse, mediaType } from '../site-client.js';
 import { fail, pass, type CheckResult } from '../report.js';
@@ -14,10 +14,10 @@ const FIX =
  */
 export async function checkNegotiation(ctx: CheckContext): Promise<CheckResult> {
   const page = ctx.page?.view;
-  if (!page) return fail('markdown-negotiation', NAME, 'no page to check', FIX);
+  if (!page) return fail('markdown-negotiation', NAME, 'no page to check', NEEDS_PAGE);
   const problems: string[] = [];
   const md = await ctx.client.fetch(page.url, { accept: ACCEPT.markdownAgent });
-  if (md.error !== undefined || md.status !== 200) problems.push(`Markdown-first Accept answered ${describeResponse(md)}`);
+  if (md.error !== undefined || md.status !== 200) problems.push(`Markdown-first Accept ${describeResponse(md)}`);
   else {
     if (mediaType(md) !== 'text/markdown') problems.push(`Markdown-first Accept got ${mediaType(md) || 'no Content-Type'}`);
     if (!variesOnAccept(md.headers.get('vary') ?? '')) problems.push('the Markdown answer lacks Vary: Accept');

@@ -68,6 +68,7 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
   const name = `${kind === 'private' ? 'Private' : 'Noindex'} resource ${ref} is not advertised`;
   const found: string[] = [];
   const looked: string[] = [];
+  let readNote = '';
 
   // An id or name: its facade read (a private one must be 404; a noindex one may be read, and names
   // its numeric id and page). A URL: its page.
@@ -76,9 +77,9 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
   if (!isUrlRef(ref)) {
     const read = await ctx.client.fetch(PATHS.resource(ref), { accept: ACCEPT.json });
     if (read.error !== undefined) found.push(`the facade read could not be checked (${read.error})`);
-    else if (kind === 'private' && read.status !== 404) found.push(`the facade read ${PATHS.resource(ref)} answered ${describeResponse(read)}, not 404`);
+    else if (kind === 'private' && read.status !== 404) found.push(`the facade read ${PATHS.resource(ref)} ${describeResponse(read)}, not 404`);
     else {
-      looked.push(`facade read ${read.status}`);
+      readNote = `facade read ${read.status}; `;
       const body = parseJson(read.body);
       const result = read.status === 200 && isObject(body) && isObject(body.result) ? body.result : undefined;
       if (result && (typeof result.id === 'number' || typeof result.id === 'string')) aliases.push(String(result.id));
@@ -125,5 +126,5 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
       looked.push(`its page (${res.status})`);
     }
   }
-  return found.length ? fail(id, name, found.join('; '), FIX[kind]) : pass(id, name, `not found in ${looked.join(', ')}`);
+  return found.length ? fail(id, name, found.join('; '), FIX[kind]) : pass(id, name, `${readNote}not in ${looked.join(', ')}`);
 }

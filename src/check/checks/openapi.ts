@@ -12,7 +12,7 @@ export async function checkOpenApi(ctx: CheckContext): Promise<CheckResult> {
   const url = ctx.catalogServiceDescs?.[0] ?? homeLink(ctx, 'service-desc')?.href ?? `${ctx.origin}/openapi.json`;
   const res = await ctx.client.fetch(url, { accept: ACCEPT.document });
   const where = short(url, ctx.origin);
-  if (res.error !== undefined || res.status !== 200) return fail('openapi', NAME, `GET ${where} answered ${describeResponse(res)}`, FIX);
+  if (res.error !== undefined || res.status !== 200) return fail('openapi', NAME, `GET ${where} ${describeResponse(res)}`, FIX);
   if (res.truncated) return fail('openapi', NAME, `${where} is larger than the body limit`, FIX);
   const doc = parseJson(res.body);
   if (!isObject(doc)) return fail('openapi', NAME, `${where} is not a JSON object`, FIX);

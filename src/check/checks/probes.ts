@@ -37,11 +37,11 @@ export async function checkProbes(ctx: CheckContext): Promise<CheckResult[]> {
     ? fail(
         'probes',
         name,
-        wrong.map((p) => `${p} answered ${describeResponse(ctx.probes!.get(p)!)}`).join('; '),
+        wrong.map((p) => `${p} ${describeResponse(ctx.probes!.get(p)!)}`).join('; '),
         'Answer each conventional path directly: 2xx where you publish the document, 404 where you do not. ' +
           'Never a redirect (fetchers do not count one), never a 405 to HEAD, never an error.',
       )
-    : pass('probes', name, `2xx: ${ok2xx.length ? ok2xx.join(', ') : 'none'}; 404: the other ${CONVENTIONAL_PATHS.length - ok2xx.length}`);
+    : pass('probes', name, ok2xx.length ? `2xx: ${ok2xx.join(', ')}; 404: the other ${CONVENTIONAL_PATHS.length - ok2xx.length}` : `404: all ${CONVENTIONAL_PATHS.length}`);
 
   const random = `/.well-known/check-${randomBytes(6).toString('hex')}`;
   const res = await ctx.client.fetch(random, { method: 'HEAD' });
@@ -51,7 +51,7 @@ export async function checkProbes(ctx: CheckContext): Promise<CheckResult[]> {
     : fail(
         'catch-all',
         catchAllName,
-        `${random} answered ${describeResponse(res)}`,
+        `${random} ${describeResponse(res)}`,
         'Let paths you do not publish answer 404: a catch-all 200 (or a redirect) makes every probe look published.',
       );
   return [probes, catchAll];

@@ -1,4 +1,4 @@
-import { ACCEPT, isObject, parseJson, short, type CheckContext } from '../context.js';
+import { ACCEPT, NEEDS_PAGE, isObject, parseJson, short, type CheckContext } from '../context.js';
 import { linksWith, readPage, type PageView, type SeenLink } from '../page-view.js';
 import { describeResponse, mediaType, sameOrigin } from '../site-client.js';
 import { fail, pass, type CheckResult } from '../report.js';
@@ -26,7 +26,7 @@ const alternates = (view: PageView): SeenLink[] => [
 /** The JSON and Markdown alternates of the page answer with JSON and Markdown. */
 export async function checkResourceRead(ctx: CheckContext): Promise<{ result: CheckResult; read?: Read }> {
   const view = ctx.page?.view;
-  if (!view) return { result: fail('resource-read', READ, 'no page to check', FIX_READ) };
+  if (!view) return { result: fail('resource-read', READ, 'no page to check', NEEDS_PAGE) };
   const links = [...view.headerLinks, ...view.headLinks];
   const json = linksWith(links, 'alternate', 'application/json')[0];
   const markdown = linksWith(links, 'alternate', 'text/markdown')[0];
@@ -34,7 +34,7 @@ export async function checkResourceRead(ctx: CheckContext): Promise<{ result: Ch
   const problems: string[] = [];
   const res = await ctx.client.fetch(json.href, { accept: ACCEPT.json });
   let read: Read | undefined;
-  if (res.error !== undefined || res.status !== 200) problems.push(`JSON ${short(json.href, ctx.origin)} answered ${describeResponse(res)}`);
+  if (res.error !== undefined || res.status !== 200) problems.push(`JSON ${short(json.href, ctx.origin)} ${describeResponse(res)}`);
   else {
     const body = parseJson(res.body);
     if (!/^application\/(?:[\w.-]+\+)?json$/.test(mediaType(res)) || body === undefined) problems.push(`JSON ${short(json.href, ctx.origin)} is not JSON (${mediaType(res)})`);
@@ -46,7 +46,7 @@ export async function checkResourceRead(ctx: CheckContext): Promise<{ result: Ch
     }
   }
   const md = await ctx.client.fetch(markdown.href, { accept: ACCEPT.markdown });
-  if (md.error !== undefined || md.status !== 200) problems.push(`Markdown ${short(markdown.href, ctx.origin)} answered ${describeResponse(md)}`);
+  if (md.error !== undefined || md.status !== 200) problems.push(`Markdown ${short(markdown.href, ctx.origin)} ${describeResponse(md)}`);
   else if (mediaType(md) !== 'text/markdown') problems.push(`Markdown ${short(markdown.href, ctx.origin)} is ${mediaType(md) || 'untyped'}`);
   if (problems.length) return { result: fail('resource-read', READ, problems.join('; '), FIX_READ), ...(read ? { read } : {}) };
   return {
@@ -81,7 +81,7 @@ function readLanguage(read: Read): string | undefined {
  */
 export async function checkLanguage(ctx: CheckContext, read: Read | undefined): Promise<CheckResult> {
   const view = ctx.page?.view;
-  if (!view) return fail('resource-language', LANGUAGE, 'no page to check', FIX_LANGUAGE);
+  if (!view) return fail('resource-language', LANGUAGE, 'no page to check', NEEDS_PAGE);
   const language = view.language;
   if (!language) return fail('resource-language', LANGUAGE, 'the page declares no language (<html lang> or Content-Language)', FIX_LANGUAGE);
   const problems = mislabelled(view, language).map((p) => `${language} page: ${p}`);
@@ -93,7 +93,7 @@ export async function checkLanguage(ctx: CheckContext, read: Read | undefined): 
   if (other) {
     const [lang, url] = other as [string, string];
     const res = await ctx.client.fetch(url, { accept: ACCEPT.fetcher });
-    if (res.error !== undefined || res.status !== 200) problems.push(`the ${lang} page ${short(url, ctx.origin)} answered ${describeResponse(res)}`);
+    if (res.error !== undefined || res.status !== 200) problems.push(`the ${lang} page ${short(url, ctx.origin)} ${describeResponse(res)}`);
     else {
       const otherView = readPage(res);
       if (!alternates(otherView).length) problems.push(`the ${lang} page ${short(url, ctx.origin)} has no alternates`);

@@ -1,5 +1,5 @@
 import { siteLinks } from '../../discovery/site-links.js';
-import { ACCEPT, short, type CheckContext } from '../context.js';
+import { ACCEPT, NEEDS_PAGE, short, type CheckContext } from '../context.js';
 import { linksWith, readPage, type PageView, type SeenLink } from '../page-view.js';
 import { describeResponse, mediaType, type SiteResponse } from '../site-client.js';
 import { fail, pass, type CheckResult } from '../report.js';
@@ -33,7 +33,7 @@ async function fetchHtml(ctx: CheckContext, url: string, follow: boolean): Promi
 
 /** Why a fetched page cannot be read as HTML, or undefined. */
 function notHtml(res: SiteResponse): string | undefined {
-  if (res.error !== undefined || res.status !== 200) return `answered ${describeResponse(res)}`;
+  if (res.error !== undefined || res.status !== 200) return describeResponse(res);
   if (mediaType(res) !== 'text/html') return `answered ${mediaType(res) || 'no Content-Type'} instead of text/html to an HTML-first Accept`;
   return undefined;
 }
@@ -92,14 +92,14 @@ export async function checkPage(ctx: CheckContext, found: { url: string; via: st
   const names = { page: 'A resource page', header: 'Page Link header', head: 'Page <head> links' } as const;
   if ('problem' in found) {
     const fix = 'Give the page to check with --page <url>, or list pages in llms.txt, a sitemap or a search API.';
-    return [fail('page', names.page, found.problem, fix), fail('page-link-header', names.header, 'no page to check', fix), fail('page-head', names.head, 'no page to check', fix)];
+    return [fail('page', names.page, found.problem, fix), fail('page-link-header', names.header, 'no page to check', NEEDS_PAGE), fail('page-head', names.head, 'no page to check', NEEDS_PAGE)];
   }
   const { res } = await fetchHtml(ctx, found.url, false);
   const problem = notHtml(res);
   if (problem || res.error !== undefined) {
     const fix = 'The page must answer 200 with HTML to anonymous visitors, without a redirect.';
     const detail = `${short(found.url, ctx.origin)} ${problem}`;
-    return [fail('page', names.page, detail, fix), fail('page-link-header', names.header, 'no page to check', fix), fail('page-head', names.head, 'no page to check', fix)];
+    return [fail('page', names.page, detail, fix), fail('page-link-header', names.header, 'no page to check', NEEDS_PAGE), fail('page-head', names.head, 'no page to check', NEEDS_PAGE)];
   }
   const view: PageView = readPage(res);
   ctx.page = { view, via: found.via };
