@@ -205,6 +205,7 @@ describe('check against sites without the plugin', () => {
   let hostile: Counted;
   let elsewhere: Counted;
   let hanging: Counted;
+  let redirecting: Counted;
   before(async () => {
     const page = '<!doctype html><html lang="en"><head><title>Bare</title></head><body><h1>Hello</h1></body></html>';
     const bareApp = express();
@@ -235,9 +236,18 @@ describe('check against sites without the plugin', () => {
       res.type('html').send(page);
     });
     hanging = await listen(hangingApp);
+
+    // A home page that redirects to a language prefix, and llms.txt that redirects too.
+    const redirectingApp = express();
+    redirectingApp.get('/', (_req, res) => res.redirect(302, '/en/'));
+    redirectingApp.get('/llms.txt', (_req, res) => res.redirect(302, '/en/llms.txt'));
+    redirectingApp.get('/en/', (_req, res) => {
+      res.type('html').send(page);
+    });
+    redirecting = await listen(redirectingApp);
   });
   after(async () => {
-    for (const s of [bare, hostile, elsewhere, hanging]) await s?.close();
+    for (const s of [bare, hostile, elsewhere, hanging, redirecting]) await s?.close();
   });
 
   it('a bare Express app serving one HTML page: exit 1, listing what is missing with its fix', async () => {
@@ -269,6 +279,14 @@ describe('check against sites without the plugin', () => {
     assert.match(byId(report, 'llms-txt').detail, /answered 301/);
     assert.match(byId(report, 'resource-read').detail, /no JSON alternate/);
     assert.match(byId(report, 'ard').detail, /^GET http:\/\/127\.0\.0\.1:\d+\/ard\.json was not requested: http:\/\/127\.0\.0\.1:\d+ is another origin$/);
+  });
+
+  it('one same-origin redirect of the home page is followed (and said); any other redirect is reported, not followed', async () => {
+    const { report } = await jsonReport([redirecting.origin]);
+    assert.match(byId(report, 'home-link-header').detail, /^GET \(after a 302 redirect to \/en\/\) lacks api-catalog/);
+    assert.equal(byId(report, 'llms-txt').detail, 'GET /llms.txt answered 302 (redirect to /en/llms.txt)');
+    assert.ok(!redirecting.seen.includes('GET /en/llms.txt'), 'the llms.txt redirect was not followed');
+    assert.equal(redirecting.seen.filter((r) => r === 'GET /en/').length, 1);
   });
 
   it('a request that does not answer times out after --timeout and fails its check', async () => {

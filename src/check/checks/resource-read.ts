@@ -55,7 +55,12 @@ export async function checkResourceRead(ctx: CheckContext): Promise<{ result: Ch
   };
 }
 
-const sameLanguage = (a: string | undefined, b: string): boolean => a !== undefined && a.toLowerCase() === b.toLowerCase();
+/** The same language tag, or one a subtag refinement of the other (`en` and `en-GB`), case-insensitively. */
+const sameLanguage = (a: string | undefined, b: string): boolean => {
+  if (a === undefined) return false;
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  return x === y || x.startsWith(`${y}-`) || y.startsWith(`${x}-`);
+};
 
 /** Alternates of `view` that do not carry `language` (hreflang, and `language=` when the URL has one). */
 function mislabelled(view: PageView, language: string): string[] {

@@ -52,14 +52,15 @@ export async function checkHome(ctx: CheckContext): Promise<CheckResult[]> {
   ctx.home = readPage(res);
   const head = await ctx.client.fetch(res.url, { method: 'HEAD', accept: ACCEPT.fetcher });
   const onGet = missingRels(ctx.home.headerLinks, SITE_RELS);
-  const onHead = head.error === undefined ? missingRels(readPage({ ...head, body: '' }).headerLinks, SITE_RELS) : SITE_RELS;
+  const headOk = head.error === undefined && head.status >= 200 && head.status < 300;
+  const onHead = headOk ? missingRels(readPage({ ...head, body: '' }).headerLinks, SITE_RELS) : SITE_RELS;
   const rels = relList(ctx.home.headerLinks);
   const header =
     onGet.length || onHead.length
       ? fail(
           'home-link-header',
           headerName,
-          [onGet.length ? `GET${note} lacks ${onGet.join(', ')}` : '', onHead.length ? `HEAD lacks ${onHead.join(', ')}${head.error !== undefined ? ` (${head.error})` : ''}` : '']
+          [onGet.length ? `GET${note} lacks ${onGet.join(', ')}` : '', onHead.length ? (headOk ? `HEAD lacks ${onHead.join(', ')}` : `HEAD ${describeResponse(head)}`) : '']
             .filter(Boolean)
             .join('; '),
           FIX_SITE_HEADER,
