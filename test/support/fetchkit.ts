@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
 import { DEMO_PLUGIN_OPTIONS } from './demo.js';
 import type { Database } from '../../src/db/schema.js';
+import { CONVENTIONAL_PATHS } from '../../src/check/index.js';
 
 /** Express 4 (installed as `express4`; it ships no types). */
 const express4 = createRequire(import.meta.url)('express4') as () => express.Express;
@@ -20,19 +21,8 @@ export const FETCHKIT_ACCEPT = 'text/html, text/markdown, text/plain, */*;q=0.8'
 /** A browser's Accept header. */
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
-/** The ten conventional paths FetchKit HEAD-probes on the page's origin. */
-export const CONVENTIONAL_PATHS = [
-  '/llms.txt',
-  '/llms-full.txt',
-  '/auth.md',
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration',
-  '/.well-known/oauth-protected-resource',
-  '/.well-known/api-catalog',
-  '/.well-known/mcp/server-card.json',
-  '/.well-known/agent-card.json',
-  '/.well-known/agent-skills/index.json',
-] as const;
+/** The ten conventional paths FetchKit HEAD-probes on the page's origin (one list, shared with `check`). */
+export { CONVENTIONAL_PATHS };
 
 export interface DiscoveredLink {
   href: string;
