@@ -23,6 +23,12 @@ export interface AgentDiscovery {
   readonly resourceLinks: (param?: string) => RequestHandler;
   /** Renders the `<link>` elements for `<head>` (site-level, plus the resource's alternates). */
   readonly headLinks: (req: Request, id?: number | string) => Promise<string>;
+  /**
+   * The public origin the plugin builds absolute URLs on (`https://example.org`): the configured base
+   * URL, else the request's validated host. Undefined when the request's host is unusable (a
+   * malformed name, an out-of-range port): a host never needs to copy the raw `Host` header.
+   */
+  readonly baseUrl: (req: Request) => string | undefined;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
@@ -61,6 +67,13 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     setResourceHeaders: createSetResourceHeaders(ctx),
     resourceLinks: createResourceLinks(ctx),
     headLinks: createHeadLinks(ctx),
+    baseUrl: (req: Request) => {
+      try {
+        return ctx.baseUrl(req);
+      } catch {
+        return undefined;
+      }
+    },
     options,
     database,
     migrate: async () => {

@@ -1,3 +1,4 @@
+import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import type { PublicCategory } from './site-content.js';
 
@@ -9,21 +10,28 @@ export interface LlmsTxtSite {
   categories: readonly PublicCategory[];
 }
 
-/** One line of text: control characters and runs of white space become one space. */
-export const oneLine = (text: string): string => text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+/** The size bound of the whole document, in bytes of UTF-8. */
+export const MAX_LLMS_TXT_BYTES = 64 * 1024;
 
-/** Link text: one line, without the brackets that would end it early. */
-const linkName = (text: string): string => oneLine(text).replace(/\[/g, '(').replace(/\]/g, ')');
+const oneLine = plainLine;
+
+/** Link text: one line, bounded, without the brackets that would end it early. */
+const linkName = (text: string): string => boundText(oneLine(text), MAX_ITEM_TITLE_CHARS).replace(/\[/g, '(').replace(/\]/g, ')');
 
 /** A URL that cannot end the Markdown link early. */
 const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 
-const item = (name: string, url: string, note: string): string => `- [${linkName(name)}](${linkUrl(url)}): ${oneLine(note)}`;
+const item = (name: string, url: string, note: string): string =>
+  `- [${linkName(name)}](${linkUrl(url)}): ${boundText(oneLine(note), MAX_ITEM_SUMMARY_CHARS)}`;
+
+const byteLength = (lines: readonly string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line, 'utf8') + 1, 0);
 
 /**
  * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, and H2
  * sections whose every line is `- [name](absolute url): note`. Only the API entry points and a
- * search link per public, indexable top-level category.
+ * search link per public, indexable top-level category. Names and notes are single lines without
+ * control or format characters, bounded like every list item; category lines that would take the
+ * document past MAX_LLMS_TXT_BYTES are left out.
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
@@ -45,14 +53,17 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
     item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
   ];
-  if (site.categories.length) {
-    lines.push('', '## Browse by category', '');
-    for (const c of site.categories) {
-      lines.push(item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`));
-    }
+  const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
+  const categoryHeading = ['', '## Browse by category', ''];
+  let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail) - byteLength(categoryHeading);
+  const categoryLines: string[] = [];
+  for (const c of site.categories) {
+    const line = item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`);
+    budget -= byteLength([line]);
+    if (budget < 0) break;
+    categoryLines.push(line);
   }
-  if (site.sitemapUrl) {
-    lines.push('', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages'));
-  }
+  if (categoryLines.length) lines.push(...categoryHeading, ...categoryLines);
+  lines.push(...tail);
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { chooseLanguage } from '../content/language.js';
+import { advertisedLanguage, chooseLanguage } from '../content/language.js';
 import { readVisibleResource } from '../content/resource.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { notFound } from './errors.js';
@@ -61,7 +61,8 @@ export function mountMarkdown(router: Router, ctx: AgentContext): void {
       if (!row) throw notFound();
       const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
       const content = await composeResourceContent(ctx, row, lang.language, base);
-      const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${apiAccessSection(base, row.id, lang.language)}` : apiAccessSection(base, row.id, lang.language);
+      const access = apiAccessSection(base, row.id, advertisedLanguage(lang, ctx.options.languages));
+      const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access;
       return {
         kind: 'text',
         body,
