@@ -113,6 +113,15 @@ export const optionsSchema = z
       })
       .strict()
       .default({ namespace: 'content', name: 'api', representativeQueries: DEFAULT_REPRESENTATIVE_QUERIES }),
+    apiLicense: z
+      .object({
+        name: z.string().trim().min(1).max(200),
+        url: absoluteHttpUrl.optional(),
+        identifier: z.string().regex(/^[A-Za-z0-9.+()-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+()-]+)*$/, 'expected an SPDX licence expression').optional(),
+      })
+      .strict()
+      .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
+      .optional(),
   })
   .strict()
   .superRefine((o, ctx) => {

@@ -156,7 +156,7 @@ for (const backend of backends) {
         const doc = json((await rawRequest(`${host.origin}/.well-known/ard.json`)).body);
         assert.equal(doc.entries.length, 1);
         const [entry] = doc.entries;
-        assert.equal(entry.identifier, 'urn:air:127.0.0.1:content:api');
+        assert.equal(entry.identifier, 'urn:air:agent.localhost:content:api', 'an IP host gets the reserved placeholder');
         assert.equal(entry.type, 'application/openapi+json');
         assert.equal(entry.url, `${host.origin}/openapi.json`);
         assert.ok(entry.displayName && entry.description);

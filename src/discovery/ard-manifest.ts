@@ -2,9 +2,36 @@ import type { ResolvedOptions } from '../options.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import { MEDIA } from './site-links.js';
 
-/** `urn:air:<public host>:<namespace>:<name>`: the host lower-case, without port. */
+/**
+ * The publisher used when the public host is not a domain name (an IP address, `localhost`, a
+ * single-label name): a name under the reserved `.localhost` top-level domain, so the identifier stays
+ * valid for ARD validators and can never claim somebody else's domain.
+ */
+export const ARD_PLACEHOLDER_PUBLISHER = 'agent.localhost';
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * The publisher segment of the ARD identifier: the public base URL's host name, lower-case, without
+ * port or trailing dot (IDNs in their `xn--` form), when it is a domain name of two or more labels
+ * whose last label is not numeric; otherwise `ARD_PLACEHOLDER_PUBLISHER`.
+ *
+ * ```text
+ * https://Example.org:8443 → example.org      http://[::1]:3000 → agent.localhost
+ * http://127.0.0.1:3000    → agent.localhost  http://localhost  → agent.localhost
+ * ```
+ */
+export function ardPublisher(base: string): string {
+  if (!URL.canParse(base)) return ARD_PLACEHOLDER_PUBLISHER;
+  const host = new URL(base).hostname.toLowerCase().replace(/\.$/, '');
+  const labels = host.split('.');
+  const domain = host.length <= 253 && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && !/^[0-9]+$/.test(labels.at(-1)!);
+  return domain ? host : ARD_PLACEHOLDER_PUBLISHER;
+}
+
+/** `urn:air:<publisher>:<namespace>:<name>`, the publisher from `ardPublisher`. */
 export function ardIdentifier(base: string, namespace: string, name: string): string {
-  return `urn:air:${new URL(base).hostname.toLowerCase()}:${namespace}:${name}`;
+  return `urn:air:${ardPublisher(base)}:${namespace}:${name}`;
 }
 
 /**

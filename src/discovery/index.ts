@@ -51,7 +51,12 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
 
   mountDocument(router, ctx, PATHS.openapi, ({ base }) => {
     const body = cachedPerBase(openapiByBase, base, () => {
-      const site = { title: options.siteTitle, base, ...(options.description ? { description: options.description } : {}) };
+      const site = {
+        title: options.siteTitle,
+        base,
+        ...(options.description ? { description: options.description } : {}),
+        ...(options.apiLicense ? { license: options.apiLicense } : {}),
+      };
       return JSON.stringify(buildOpenApi(operations(), site));
     });
     return { body, contentType: MEDIA.openapi };

@@ -5,6 +5,7 @@ export const PATHS = {
   apiCatalog: '/.well-known/api-catalog',
   llmsTxt: '/llms.txt',
   ard: '/.well-known/ard.json',
+  apiRoot: '/api/agent',
   search: '/api/agent/search',
   resource: (id: number | string) => `/api/agent/resource/${encodeURIComponent(String(id))}`,
   related: (id: number | string) => `/api/agent/related/${encodeURIComponent(String(id))}`,

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import etag from 'etag';
+import { isNotModified } from './conditional.js';
 import { HttpError } from './errors.js';
 
 /** Cache policy of content reads: always revalidate, with a strong ETag (SPEC §6). */
@@ -25,7 +26,8 @@ export interface Representation {
 
 /**
  * Sends a 200 representation with a strong ETag over its bytes; a matching `If-None-Match` gets 304
- * (GET and HEAD alike; HEAD gets the headers only). Never sets a cookie.
+ * (GET and HEAD alike; HEAD gets the headers only), whatever cache directives the request carries.
+ * Never sets a cookie.
  */
 export function sendRepresentation(req: Request, res: Response, r: Representation): void {
   const bytes = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
@@ -38,8 +40,9 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   for (const [name, value] of Object.entries(r.headers ?? {})) res.setHeader(name, value);
   res.setHeader('Content-Type', r.contentType);
   res.setHeader('Cache-Control', r.cacheControl);
-  res.setHeader('ETag', etag(bytes));
-  if (req.fresh) {
+  const tag = etag(bytes);
+  res.setHeader('ETag', tag);
+  if (isNotModified(req.get('if-none-match'), tag)) {
     res.status(304).end();
     return;
   }

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { apiRootOperations, mountApiRoot } from './api-root.js';
 import { badRequest } from './errors.js';
 import { API_ROBOTS, sendErrorEnvelope } from './representation.js';
 import type { AgentContext } from '../context.js';
@@ -15,6 +16,7 @@ import { mountRelated, relatedOperations } from './related-routes.js';
 export function createAgentRouter(ctx: AgentContext): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const operations = (): OperationSpec[] => [
+    ...apiRootOperations(),
     ...facadeOperations(ctx.options),
     ...relatedOperations(ctx.options),
     ...markdownOperations(ctx.options),
@@ -23,6 +25,8 @@ export function createAgentRouter(ctx: AgentContext): Router {
   mountRelated(router, ctx);
   mountMarkdown(router, ctx);
   mountDiscovery(router, ctx, operations);
+  // Last of the routes: it also answers every unknown path under /api/agent/ with a JSON 404.
+  mountApiRoot(router, ctx, operations);
   // A path parameter that cannot be percent-decoded (`/api/agent/resource/%zz`) fails in the router
   // before any handler: answer it as the facade answers every bad parameter.
   router.use(function malformedPathParameter(error: unknown, req: Request, res: Response, next: NextFunction) {
