@@ -40,8 +40,7 @@ type Random = ReturnType<typeof prng>;
 const PLUGIN_PATH = new RegExp(
   [
     '^/(?:llms\\.txt|openapi\\.json|api-help|\\.well-known/(?:api-catalog|ard\\.json))$',
-    '^/api/agent/(?:search|schema)$',
-    '^/api/agent/(?:resource|related)/[^/]+$',
+    '^/api/agent(?:/.*)?$',
     '^/agent/resource/[^/]+/markdown$',
     '^/api/model/edge/get/(?:o|s|o_props|s_props)/[^/]+(?:/[^/]+)?$',
   ].join('|'),
@@ -119,6 +118,8 @@ function hostilePath(r: Random, ids: readonly string[]): string {
     () => '/.well-known/mcp/server-card.json',
     () => '/api/agent/search',
     () => '/api/agent/schema',
+    () => '/api/agent',
+    () => `/api/agent/${hostileValue(r)}`,
     () => `/api/agent/resource/${id()}`,
     () => `/api/agent/related/${id()}`,
     () => `/agent/resource/${id()}/markdown`,
