@@ -4,9 +4,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
-import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
-import { localize } from '../src/content/language.js';
-import { anonymousVisible } from '../src/content/visibility.js';
+import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
@@ -42,8 +40,9 @@ function clientErrorStatus(error: unknown): number | undefined {
 
 /**
  * A small but real Express CMS mounting the plugin the way a host would: the Link middleware
- * app-wide, the plugin's router at the root, resource pages with the head hook and resource Link
- * headers (next to the host's own WebSub link), an administrator sign-in, and `/id/:id`.
+ * app-wide, the plugin's router at the root (which also answers `/` in Markdown for agents preferring
+ * it), resource pages with `resourceLinks` (Link headers and Markdown negotiation in the page's
+ * language) and the head hook, next to the host's own WebSub link, an administrator sign-in, and `/id/:id`.
  */
 export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleSite> {
   const session: SessionConfig = {
@@ -59,6 +58,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    mcp: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,
@@ -80,8 +80,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   // that does not parse a 400 (the error handler below answers them).
   const loginForm = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
-  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number) => {
-    const agentHead = await agent.headLinks(req, id);
+  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number, language = 'en') => {
+    const agentHead = await agent.headLinks(req, id, { language });
     res.type('html').send(
       views.render(view, {
         siteTitle: agent.options.siteTitle,
@@ -114,18 +114,20 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     }
   });
 
-  app.get('/:lang/page/:id', async (req, res, next) => {
+  // Resource pages: `resourceLinks` adds the page's links in the page's language and answers agents
+  // that prefer Markdown (when the resource is public); everyone else gets the host's HTML below.
+  const knownLanguage = (req: Request, _res: Response, next: NextFunction) => next(LANGUAGES.includes(String(req.params.lang)) ? undefined : 'route');
+  app.get('/:lang/page/:id', knownLanguage, agent.resourceLinks({ id: 'id', language: 'lang' }), async (req, res, next) => {
     try {
       const lang = String(req.params.lang);
       const id = Number(req.params.id);
-      if (!LANGUAGES.includes(lang) || !Number.isSafeInteger(id) || id < 1) return next();
+      if (!Number.isSafeInteger(id) || id < 1) return next();
       const row = await db.selectFrom('rsc').selectAll().where('id', '=', id).where(hostVisible(req)).executeTakeFirst();
       if (!row) return next();
       res.append('Link', WEBSUB_HUB);
       // The raw Host header is the client's: only the plugin's validated origin goes into a header.
       const base = agent.baseUrl(req);
       if (base) res.append('Link', `<${base}/${lang}/page/${id}>; rel="self"`);
-      await agent.setResourceHeaders(req, res, id);
       await render(
         req,
         res,
@@ -143,6 +145,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
           attribution: localize(row.attribution, lang, 'en'),
         },
         id,
+        lang,
       );
     } catch (error) {
       next(error);
@@ -152,7 +155,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.get('/id/:id', (req, res, next) => {
     const id = Number(req.params.id);
     if (!Number.isSafeInteger(id) || id < 1) return next();
-    res.redirect(302, `/en/page/${id}`);
+    const language = typeof req.query.language === 'string' && LANGUAGES.includes(req.query.language) ? req.query.language : 'en';
+    res.redirect(302, `/${language}/page/${id}`);
   });
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../src/db/schema.js';
+import type { Database } from '../src/index.js';
 import {
   bootstrapVocabulary,
   insertCategory,

@@ -67,6 +67,28 @@ const databaseOption = z.union([
   z.object({ kysely: kyselyInstance }).strict(),
 ], { error: 'expected { url }, { dataDir }, { memory: true } or { kysely }' });
 
+/** Default path of the MCP endpoint. */
+export const DEFAULT_MCP_PATH = '/mcp';
+/** The last segment of the MCP server's ARD identifier and server-card name. */
+export const MCP_ARD_NAME = 'mcp';
+
+/** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path }`. */
+const mcpOption = z
+  .union([
+    z.boolean(),
+    z
+      .object({
+        path: z
+          .string()
+          .regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'expected an absolute path such as "/mcp" (no trailing slash, query or fragment)')
+          .refine((p) => !/^\/(?:\.well-known|api\/agent|agent)(?:\/|$)/.test(p) && !p.split('/').some((seg) => seg === '.' || seg === '..'), 'must not be under /.well-known, /api/agent or /agent')
+          .optional(),
+      })
+      .strict(),
+  ], { error: 'expected true, false or { path }' })
+  .default(false)
+  .transform((v): false | { path: string } => (v === false ? false : { path: (v === true ? undefined : v.path) ?? DEFAULT_MCP_PATH }));
+
 /** The options schema. Every option and its default is listed in the README's options table. */
 export const optionsSchema = z
   .object({
@@ -96,6 +118,7 @@ export const optionsSchema = z
     mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
     sitemapUrl: z.string().min(1).optional(),
     linkAllHtml: z.boolean().default(false),
+    markdownHome: z.boolean().default(true),
     database: databaseOption,
     migrate: z.boolean().default(false),
     continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -122,11 +145,15 @@ export const optionsSchema = z
       .strict()
       .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
       .optional(),
+    mcp: mcpOption,
   })
   .strict()
   .superRefine((o, ctx) => {
     if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['defaultLanguage'], message: `must be one of languages (${o.languages.join(', ')})` });
+    }
+    if (o.mcp && o.ard.name === MCP_ARD_NAME) {
+      ctx.addIssue({ code: 'custom', path: ['ard', 'name'], message: `"${MCP_ARD_NAME}" names the MCP server's ARD entry when mcp is on; choose another name` });
     }
   })
   .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));

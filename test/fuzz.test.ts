@@ -190,6 +190,40 @@ function hostileForm(r: Random): Pick<RawRequest, 'body' | 'headers'> {
   return { body, headers };
 }
 
+const decodedOrRaw = (v: string): string => {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+};
+
+/** A JSON-RPC request to the MCP endpoint: hostile JSON, methods, tool names and arguments. */
+function hostileMcp(r: Random): Pick<RawRequest, 'body' | 'headers'> {
+  const call = (name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: r.int(1000), method: 'tools/call', params: { name, arguments: args } });
+  const value = (): unknown => r.pick([() => decodedOrRaw(hostileValue(r)), () => r.int(1e6) - 500, () => null, () => ({ __proto__: { x: 1 } }), () => [1, 2], () => 1e308])();
+  const body = r.pick([
+    () => '{',
+    () => '',
+    () => 'null',
+    () => '[]',
+    () => `{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(r.int(3000))}"}`,
+    () => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+    () => JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    () => call('search', { text: value(), cat: value(), sort: value(), language: value(), page: value(), pagelen: value() }),
+    () => call('read_resource', { id: value(), language: value() }),
+    () => call('related', { id: value(), direction: value(), predicate: value() }),
+    () => call('schema', { kind: value() }),
+    () => call(r.pick(['nope', '__proto__', 'constructor', '']), {}),
+    () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"text":"${'a'.repeat(70000)}"}}}`,
+  ])();
+  const headers: Record<string, string> = {
+    'Content-Type': r.chance(0.85) ? 'application/json' : r.pick(['text/plain', 'application/json; charset=klingon', '']),
+    Accept: r.chance(0.8) ? 'application/json, text/event-stream' : r.pick(['*/*', 'application/json', 'text/html', '']),
+  };
+  return { body, headers };
+}
+
 for (const backend of backends) {
   describe(`fuzz [${backend.name}]`, () => {
     let demo: DemoDatabase;
@@ -232,6 +266,12 @@ for (const backend of backends) {
         if (res.status >= 500 && res.status !== 503 && res.status !== 504) failures.push(`5xx: ${what} ${res.body.slice(0, 200)}`);
         if (LEAK.test(res.body)) failures.push(`leak: ${what} ${res.body.slice(0, 300)}`);
         const path = req.path.split('?')[0]!;
+        if (path === '/mcp' && res.status >= 400 && res.status < 500) {
+          // JSON-RPC errors, not the facade envelope: JSON, and never sniffed.
+          if (!/^application\/json/.test(String(res.headers['content-type'])) || res.headers['x-content-type-options'] !== 'nosniff') {
+            failures.push(`MCP 4xx not JSON: ${what} ${res.headers['content-type']} ${res.body.slice(0, 200)}`);
+          }
+        }
         if (PLUGIN_PATH.test(path) && res.status >= 400 && res.status < 500) {
           const json = /^application\/json/.test(String(res.headers['content-type']));
           if (!json || res.headers['cache-control'] !== 'no-store' || res.headers['x-content-type-options'] !== 'nosniff') {
@@ -246,6 +286,11 @@ for (const backend of backends) {
       for (let i = 0; i < REQUESTS_PER_BACKEND; i++) {
         const headers = hostileHeaders(r, goodHost, admin);
         if (r.chance(0.08)) {
+          const mcp = hostileMcp(r);
+          requests.push({ method: r.chance(0.9) ? 'POST' : r.pick(['GET', 'DELETE', 'PUT']), path: `/mcp${r.chance(0.1) ? hostileQuery(r) : ''}`, headers: { ...headers, ...mcp.headers }, body: mcp.body });
+          continue;
+        }
+        if (r.chance(0.08)) {
           const form = hostileForm(r);
           requests.push({ method: 'POST', path: `/login${r.chance(0.2) ? hostileQuery(r) : ''}`, headers: { ...headers, ...form.headers }, body: form.body });
           continue;
@@ -255,8 +300,12 @@ for (const backend of backends) {
       }
       for (let i = 0; i < requests.length; i += CONCURRENCY) {
         const batch = requests.slice(i, i + CONCURRENCY);
-        const answers = await Promise.all(batch.map((req) => server.request(req)));
-        answers.forEach((res, j) => check(batch[j]!, res));
+        const answers = await Promise.all(batch.map((req) => server.request(req).catch((error: Error) => error)));
+        answers.forEach((res, j) => {
+          const req = batch[j]!;
+          if (res instanceof Error) failures.push(`no answer (${res.message}): ${req.method} ${req.path.slice(0, 120)} ${JSON.stringify(req.headers).slice(0, 200)} ${String(req.body ?? '').slice(0, 200)}`);
+          else check(req, res);
+        });
       }
 
       const home = await server.request({ path: '/' });

@@ -94,6 +94,29 @@ for (const backend of backends) {
       assert.match(ok.body, /http:\/\/example\.org:65535\/api-help/);
     });
 
+    it('the MCP endpoint answers an unusable Host with a JSON-RPC 400 naming the header', async () => {
+      const call = (host: string) =>
+        server.request({
+          method: 'POST',
+          path: '/mcp',
+          headers: { Host: host, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+      for (const host of BAD_HOSTS) {
+        const res = await call(host);
+        assert.equal(res.status, 400, host);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        assert.equal(res.headers['x-content-type-options'], 'nosniff');
+        assert.match(JSON.parse(res.body).error.message, /header "Host"/);
+      }
+      // A host the URL parser rewrites (`1.2.3` is the IPv4 address 1.2.0.3) still reaches the tools.
+      for (const host of ['1.2.3', 'Example.ORG:8080', '[::1]:3000']) {
+        const res = await call(host);
+        assert.equal(res.status, 200, `${host}: ${res.body.slice(0, 200)}`);
+        assert.ok(Array.isArray(JSON.parse(res.body).result.tools));
+      }
+    });
+
     it('a trusted X-Forwarded-Host is validated the same way, and named', async () => {
       const { app } = await pluginApp(demo.db);
       const host = express().set('trust proxy', true).use(app);

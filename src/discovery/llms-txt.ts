@@ -8,6 +8,8 @@ export interface LlmsTxtSite {
   base: string;
   sitemapUrl?: string;
   categories: readonly PublicCategory[];
+  /** The MCP endpoint and its server card, when the `mcp` option is on. */
+  mcp?: { endpoint: string; serverCard: string };
 }
 
 /** The size bound of the whole document, in bytes of UTF-8. */
@@ -53,6 +55,9 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
     item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
   ];
+  if (site.mcp) {
+    lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
+  }
   const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
   const categoryHeading = ['', '## Browse by category', ''];
   let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail) - byteLength(categoryHeading);

@@ -7,9 +7,11 @@ import { readVisibleResource } from '../content/resource.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { notFound } from './errors.js';
 import type { OperationSpec } from './operations.js';
-import { languageParam, parseQuery, parseValues, resourceRef } from './parameters.js';
+import { languageParam, parsePairs, parseValues, resourceRef } from './parameters.js';
+import { callFromRequest, type FacadeCall } from './facade-call.js';
 import { PATHS, absoluteUrl } from './paths.js';
 import { composeResourceContent } from './resource-content.js';
+import { MARKDOWN_CONTENT_TYPE } from './representation.js';
 
 export function markdownSchemas(options: ResolvedOptions) {
   return {
@@ -48,26 +50,60 @@ export function apiAccessSection(base: string, id: number, language: string): st
   ].join('\n');
 }
 
+/** The Markdown representation of one resource, in the language actually used. */
+export interface MarkdownRepresentation {
+  body: string;
+  language: string;
+}
+
+/**
+ * The Markdown representation of an anonymous-visible resource in `requested` (falling back like every
+ * read), or `undefined` when the resource is not anonymous-visible. The one composition path of the
+ * Markdown route and of Markdown negotiated on a page URL.
+ */
+export async function markdownRepresentation(
+  ctx: AgentContext,
+  ref: number | string,
+  requested: string,
+  base: string,
+): Promise<MarkdownRepresentation | undefined> {
+  const row = await readVisibleResource(ctx.db, ref);
+  if (!row) return undefined;
+  const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
+  const content = await composeResourceContent(ctx, row, lang.language, base);
+  const access = apiAccessSection(base, row.id, advertisedLanguage(lang, ctx.options.languages));
+  const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access;
+  return { body, language: lang.language };
+}
+
+/**
+ * The Markdown read as a function of a `FacadeCall` (`rawId` is the path parameter): the HTTP route
+ * and the MCP tool and resource template all run it. Returns the body and the language used.
+ */
+export function markdownRead(ctx: AgentContext) {
+  const s = markdownSchemas(ctx.options);
+  return async function markdown(call: FacadeCall, rawId: string): Promise<MarkdownRepresentation> {
+    const { id } = parseValues(s.idPath, { id: rawId });
+    const { language } = parsePairs(call.query, s.query);
+    const markdown = await markdownRepresentation(ctx, id, language, call.base);
+    if (!markdown) throw notFound();
+    return markdown;
+  };
+}
+
 /** Mounts `GET /agent/resource/:id/markdown`. */
 export function mountMarkdown(router: Router, ctx: AgentContext): void {
-  const s = markdownSchemas(ctx.options);
   const path = '/agent/resource/:id/markdown';
+  const markdown = markdownRead(ctx);
   router.get(
     path,
     agentRoute(ctx, undefined, async ({ req, base }) => {
-      const { id } = parseValues(s.idPath, { id: String(req.params.id) });
-      const { language } = parseQuery(req, s.query);
-      const row = await readVisibleResource(ctx.db, id);
-      if (!row) throw notFound();
-      const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
-      const content = await composeResourceContent(ctx, row, lang.language, base);
-      const access = apiAccessSection(base, row.id, advertisedLanguage(lang, ctx.options.languages));
-      const body = content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access;
+      const { body, language } = await markdown(callFromRequest(req, base), String(req.params.id));
       return {
         kind: 'text',
         body,
-        contentType: 'text/markdown; charset=utf-8',
-        headers: { 'Content-Language': lang.language },
+        contentType: MARKDOWN_CONTENT_TYPE,
+        headers: { 'Content-Language': language },
       };
     }),
   );

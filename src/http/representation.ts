@@ -3,9 +3,16 @@ import etag from 'etag';
 import { isNotModified } from './conditional.js';
 import { HttpError } from './errors.js';
 
-/** Cache policy of content reads: always revalidate, with a strong ETag (SPEC §6). */
+/** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
-/** Cache policy of discovery documents (SPEC §4). */
+/**
+ * Cache policy of Markdown negotiated on a page URL: never stored by a shared cache, so a CDN that
+ * ignores `Vary: Accept` cannot serve it to a browser. The dedicated Markdown URL stays public.
+ */
+export const NEGOTIATED_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+/** The media type of every Markdown answer. */
+export const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8';
+/** Cache policy of discovery documents. */
 export const DISCOVERY_CACHE_CONTROL = 'no-cache';
 /** API responses are not for search engines. */
 export const API_ROBOTS = 'noindex, nofollow';

@@ -8,6 +8,7 @@ import type { OperationSpec } from './operations.js';
 import { facadeOperations, mountFacade } from './facade-routes.js';
 import { markdownOperations, mountMarkdown } from './markdown-route.js';
 import { mountRelated, relatedOperations } from './related-routes.js';
+import { mountMcp } from '../mcp/mcp-route.js';
 
 /**
  * The plugin's router: discovery documents and the anonymous content facade. Mount it at the root
@@ -25,6 +26,7 @@ export function createAgentRouter(ctx: AgentContext): Router {
   mountRelated(router, ctx);
   mountMarkdown(router, ctx);
   mountDiscovery(router, ctx, operations);
+  if (ctx.options.mcp) mountMcp(router, ctx, ctx.options.mcp.path);
   // Last of the routes: it also answers every unknown path under /api/agent/ with a JSON 404.
   mountApiRoot(router, ctx, operations);
   // A path parameter that cannot be percent-decoded (`/api/agent/resource/%zz`) fails in the router

@@ -263,7 +263,7 @@ export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<
 }
 
 /**
- * The Markdown representation of a resource (SPEC §7): `renderAgentHtml`, then turndown within the
+ * The Markdown representation of a resource: `renderAgentHtml`, then turndown within the
  * limits. `undefined` when the resource is missing or not anonymous-visible; `TemplateRenderError`
  * when a template is missing or throws; legitimately empty content is `''`.
  *

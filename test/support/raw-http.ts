@@ -29,7 +29,9 @@ export async function listen(app: Express): Promise<RawServer> {
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  // One connection per request: a server that closes a connection after refusing a body must not
+  // make the next request on it fail.
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 8 });
   return {
     server,
     port,
