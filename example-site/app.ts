@@ -6,6 +6,7 @@ import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
 import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
+import { createSitemapRoute } from './sitemap.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -76,6 +77,19 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.disable('x-powered-by');
   app.use(agent.linkHeaders);
   app.use(agent.router);
+  // The files the site advertises: media downloads (`download_url`) and images used in its pages.
+  app.use('/media', express.static(path.join(here, 'media'), { index: false, redirect: false }));
+  app.get(
+    '/sitemap.xml',
+    createSitemapRoute({
+      db,
+      languages: LANGUAGES,
+      defaultLanguage: 'en',
+      siteNoindex: agent.options.noindex,
+      publicOrigin: agent.baseUrl,
+      pagePath: (id, lang) => `/${lang}/page/${id}`,
+    }),
+  );
   // The one form: small, URL-encoded, UTF-8. Too large is a 413, another charset a 415, a body
   // that does not parse a 400 (the error handler below answers them).
   const loginForm = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });

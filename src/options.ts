@@ -41,6 +41,8 @@ export const DEFAULT_MEDIA_URL = (m: MediaUrlInput): string => `/media/attachmen
 export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
 
 export const DEFAULT_BUDGET_MS = 5000;
+/** How many of the newest public, indexable resources llms.txt lists. */
+export const DEFAULT_LLMS_NEWEST = 10;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by keyword', 'what does this site publish about a topic'];
 
@@ -117,6 +119,8 @@ export const optionsSchema = z
     pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL),
     mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
     sitemapUrl: z.string().min(1).optional(),
+    llmsNotes: z.string().trim().min(1).max(2000).optional(),
+    llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST),
     linkAllHtml: z.boolean().default(false),
     markdownHome: z.boolean().default(true),
     database: databaseOption,

@@ -12,7 +12,7 @@ import { formatAgentLink } from './link-format.js';
 import { buildLlmsTxt } from './llms-txt.js';
 import { buildOpenApi } from './openapi.js';
 import { createHomeNegotiation } from './page-negotiation.js';
-import { exampleSearchWord, publicTopCategories } from './site-content.js';
+import { exampleSearchWord, newestResources, publicTopCategories } from './site-content.js';
 import { MEDIA } from './site-links.js';
 
 export { createLinkMiddleware } from './link-middleware.js';
@@ -74,10 +74,13 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
 
   const llmsTxt: DocumentBuilder = async ({ base }) => {
     const categories = await publicTopCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
+    const newest = await newestResources(ctx.db, options, options.llmsNewest);
     const body = buildLlmsTxt({
       title: options.siteTitle,
       base,
       categories,
+      newest,
+      ...(options.llmsNotes ? { notes: options.llmsNotes } : {}),
       ...(options.description ? { description: options.description } : {}),
       ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
       ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard) } } : {}),

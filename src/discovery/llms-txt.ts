@@ -1,6 +1,6 @@
 import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import type { PublicCategory } from './site-content.js';
+import type { NewestResource, PublicCategory } from './site-content.js';
 
 export interface LlmsTxtSite {
   title: string;
@@ -8,6 +8,10 @@ export interface LlmsTxtSite {
   base: string;
   sitemapUrl?: string;
   categories: readonly PublicCategory[];
+  /** The plain text between the summary and the first section; `defaultLlmsNotes` when absent. */
+  notes?: string;
+  /** The newest public, indexable resources, listed with their Markdown URLs. */
+  newest?: readonly NewestResource[];
   /** The MCP endpoint and its server card, when the `mcp` option is on. */
   mcp?: { endpoint: string; serverCard: string };
 }
@@ -29,11 +33,12 @@ const item = (name: string, url: string, note: string): string =>
 const byteLength = (lines: readonly string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line, 'utf8') + 1, 0);
 
 /**
- * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, and H2
- * sections whose every line is `- [name](absolute url): note`. Only the API entry points and a
- * search link per public, indexable top-level category. Names and notes are single lines without
- * control or format characters, bounded like every list item; category lines that would take the
- * document past MAX_LLMS_TXT_BYTES are left out.
+ * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
+ * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
+ * points, a search link per public, indexable top-level category, and the Markdown of the newest
+ * public, indexable resources. Names and notes are single lines without control or format
+ * characters, bounded like every list item; category and newest lines that would take the document
+ * past MAX_LLMS_TXT_BYTES are left out.
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
@@ -45,6 +50,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     '',
     `> ${summary}`,
     '',
+    ...notesParagraphs(site).flatMap((p) => [p, '']),
     '## API',
     '',
     item('API help', absoluteUrl(base, PATHS.apiHelp), 'how to use the read-only content API, with a working search example'),
@@ -59,16 +65,69 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
   }
   const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
-  const categoryHeading = ['', '## Browse by category', ''];
-  let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail) - byteLength(categoryHeading);
-  const categoryLines: string[] = [];
-  for (const c of site.categories) {
-    const line = item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`);
-    budget -= byteLength([line]);
-    if (budget < 0) break;
-    categoryLines.push(line);
-  }
-  if (categoryLines.length) lines.push(...categoryHeading, ...categoryLines);
+  let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail);
+  /** A section of list items, holding as many as fit in what is left of the size bound. */
+  const section = (heading: string, items: readonly string[]): string[] => {
+    const head = ['', `## ${heading}`, ''];
+    let room = budget - byteLength(head);
+    const fitting: string[] = [];
+    for (const line of items) {
+      room -= byteLength([line]);
+      if (room < 0) break;
+      fitting.push(line);
+    }
+    if (!fitting.length) return [];
+    budget -= byteLength(head) + byteLength(fitting);
+    return [...head, ...fitting];
+  };
+  lines.push(
+    ...section(
+      'Browse by category',
+      site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
+    ),
+  );
+  lines.push(
+    ...section(
+      'Newest',
+      (site.newest ?? []).map((r) =>
+        item(r.title, absoluteUrl(base, PATHS.markdown(r.id), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter'),
+      ),
+    ),
+  );
   lines.push(...tail);
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The notes paragraph llms.txt carries when the operator sets none: what the site offers, that no
+ * key is needed, and how to cite. (The llmstxt.org reference parser keeps the `>` summary only when
+ * text follows it before the first section.)
+ */
+export function defaultLlmsNotes(siteTitle: string): string {
+  return (
+    `${oneLine(siteTitle)} offers its public pages to agents: every page has a Markdown version (with YAML front matter) ` +
+    'and a JSON read, and the read-only API below searches and reads them. No API key, account or sign-in is needed. ' +
+    'To cite a resource, link its human page: the `url` in the Markdown front matter, or `page_url` in the JSON read.'
+  );
+}
+
+/**
+ * Free text as llms.txt paragraphs: blank-line separated, each on one line, never starting a
+ * heading, a summary or a list item (so the reference parser's title, summary and sections stay intact).
+ */
+const paragraphs = (text: string): string[] =>
+  text
+    .split(/\n[^\S\n]*\n/)
+    .map(oneLine)
+    .filter(Boolean)
+    .map((p) => p.replace(/^(?=[#>\-+*]|\d+[.)])/, '\\'));
+
+/** The operator's notes as paragraphs, or the default notes when they leave nothing to say. */
+function notesParagraphs(site: LlmsTxtSite): string[] {
+  const own = paragraphs(site.notes ?? '');
+  return own.length ? own : paragraphs(defaultLlmsNotes(site.title));
+}
+
+/** How much of a summary the newest section quotes (the resource itself has the rest). */
+export const NEWEST_NOTE_CHARS = 300;
+

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { localize } from '../content/language.js';
+import { chooseLanguage, localize } from '../content/language.js';
 import { searchResources } from '../content/search.js';
 import { idOrName } from '../http/parameters.js';
 import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from '../content/visibility.js';
@@ -88,4 +88,48 @@ export async function exampleSearchWord(
   return words
     .filter((w) => [...w].length <= MAX_EXAMPLE_WORD_CHARS && accepts(w))
     .sort((a, b) => b.length - a.length)[0];
+}
+
+/** A resource listed in llms.txt's newest section. */
+export interface NewestResource {
+  id: number;
+  title: string;
+  summary: string;
+  /** The language of the title and of the linked Markdown: the site default when the resource has it. */
+  language: string;
+}
+
+/** The most llms.txt lists in its newest section. */
+export const MAX_NEWEST = 50;
+
+/**
+ * The newest resources a search would list (anonymous-visible, indexable, not vocabulary; the same
+ * rules and index as `searchResources` with `sort=newest`), each in the site default language when
+ * it has it, else its own first site language.
+ *
+ * ```sql
+ * SELECT r.id, … FROM rsc r LEFT JOIN rsc cat ON … WHERE <anonymous-visible> AND <indexable> AND <not meta>
+ * ORDER BY r.publication_start DESC, r.id ASC LIMIT $1
+ * ```
+ */
+export async function newestResources(
+  db: Kysely<Database>,
+  site: { noindex: boolean; languages: readonly string[]; defaultLanguage: string },
+  limit: number,
+): Promise<NewestResource[]> {
+  const siteDefault = site.defaultLanguage;
+  const siteNoindex = site.noindex;
+  const count = Math.min(Math.max(0, Math.trunc(limit)), MAX_NEWEST);
+  if (!count || siteNoindex) return [];
+  const rows = await searchResources(db, { sort: 'newest', siteNoindex, offset: 0, limit: count });
+  return rows.map((row) => {
+    // Only a site language: the Markdown route accepts nothing else.
+    const { language } = chooseLanguage(row.language.filter((l) => site.languages.includes(l)), siteDefault, siteDefault);
+    return {
+      id: row.id,
+      title: localize(row.title, language, siteDefault) || `#${row.id}`,
+      summary: localize(row.summary, language, siteDefault),
+      language,
+    };
+  });
 }
