@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -31,6 +32,12 @@ export interface ExampleSite {
 }
 
 const LANGUAGES = ['en', 'nl'];
+
+/** The 4xx status an error carries (Express and body-parser set `status`), else undefined. */
+function clientErrorStatus(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
 
 /**
  * A small but real Express CMS mounting the plugin the way a host would: the Link middleware
@@ -79,11 +86,13 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
       languages: LANGUAGES,
       defaultLanguage: 'en',
       siteNoindex: agent.options.noindex,
-      baseUrl: agent.options.baseUrl,
+      publicOrigin: agent.baseUrl,
       pagePath: (id, lang) => `/${lang}/page/${id}`,
     }),
   );
-  app.use(express.urlencoded({ extended: false, limit: '4kb' }));
+  // The one form: small, URL-encoded, UTF-8. Too large is a 413, another charset a 415, a body
+  // that does not parse a 400 (the error handler below answers them).
+  const loginForm = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
   const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number, language = 'en') => {
     const agentHead = await agent.headLinks(req, id, { language });
@@ -130,7 +139,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
       const row = await db.selectFrom('rsc').selectAll().where('id', '=', id).where(hostVisible(req)).executeTakeFirst();
       if (!row) return next();
       res.append('Link', WEBSUB_HUB);
-      res.append('Link', `<${req.protocol}://${req.get('host')}/${lang}/page/${id}>; rel="self"`);
+      // The raw Host header is the client's: only the plugin's validated origin goes into a header.
+      const base = agent.baseUrl(req);
+      if (base) res.append('Link', `<${base}/${lang}/page/${id}>; rel="self"`);
       await render(
         req,
         res,
@@ -163,8 +174,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   });
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));
-  app.post('/login', (req, res) => {
-    if ((req.body as { password?: string } | undefined)?.password === session.adminPassword) {
+  app.post('/login', loginForm, (req, res) => {
+    if ((req.body as { password?: unknown } | undefined)?.password === session.adminPassword) {
       signIn(res, session);
       res.redirect(303, '/');
     } else {
@@ -181,6 +192,13 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     render(req, res, 'not-found.njk', { pageTitle: 'Not found' }).catch(next);
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // The client's mistakes (an undecodable path, a form too large, in another charset or cut off)
+    // carry their 4xx status: answered as such, and not logged as server faults.
+    const status = clientErrorStatus(error);
+    if (status !== undefined) {
+      if (!res.headersSent) res.status(status).type('text').send(STATUS_CODES[status] ?? 'Bad request');
+      return;
+    }
     if (!res.headersSent) res.status(500).type('text').send('Internal error');
     process.stderr.write(`example-site: ${(error as Error).stack ?? String(error)}\n`);
   });

@@ -11,25 +11,10 @@ export interface SitemapOptions {
   languages: readonly string[];
   defaultLanguage: string;
   siteNoindex: boolean;
-  /** The configured public base URL; else the request's origin (its `Host` validated). */
-  baseUrl: string | undefined;
+  /** The public origin of a request (`agent.baseUrl`: the configured base URL, else the validated `Host`); undefined when unusable. */
+  publicOrigin: (req: Request) => string | undefined;
   /** The human page path of a resource in a language. */
   pagePath: (id: number, language: string) => string;
-}
-
-/**
- * The origin of the request when its `Host` is a plain host name or address with an optional port:
- * the URL parser must read it back unchanged (no user info, path or stray characters). `undefined` otherwise.
- */
-export function requestOrigin(req: Request): string | undefined {
-  const host = req.get('host')?.toLowerCase();
-  if (!host) return undefined;
-  try {
-    const url = new URL(`${req.protocol}://${host}`);
-    return url.host === host && url.pathname === '/' && !url.username && !url.password ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const escapeXml = (text: string) =>
@@ -49,7 +34,7 @@ const escapeXml = (text: string) =>
 export function createSitemapRoute(o: SitemapOptions): RequestHandler {
   return async function sitemap(req: Request, res, next) {
     try {
-      const base = o.baseUrl ?? requestOrigin(req);
+      const base = o.publicOrigin(req);
       if (!base) return res.status(400).type('text').send('Bad request');
       const rows = await o.db
         .selectFrom('rsc as r')

@@ -63,6 +63,12 @@ export interface AgentDiscovery {
   readonly resourceLinks: (params?: string | ResourceLinksParams) => RequestHandler;
   /** Renders the `<link>` elements for `<head>` (site-level, plus the resource's alternates). */
   readonly headLinks: (req: Request, id?: number | string, page?: PageOptions) => Promise<string>;
+  /**
+   * The public origin the plugin builds absolute URLs on (`https://example.org`): the configured base
+   * URL, else the request's validated host. Undefined when the request's host is unusable (a
+   * malformed name, an out-of-range port): a host never needs to copy the raw `Host` header.
+   */
+  readonly baseUrl: (req: Request) => string | undefined;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
@@ -103,6 +109,13 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     sendMarkdownIfPreferred,
     resourceLinks: createResourceLinks(ctx, sendMarkdownIfPreferred),
     headLinks: createHeadLinks(ctx),
+    baseUrl: (req: Request) => {
+      try {
+        return ctx.baseUrl(req);
+      } catch {
+        return undefined;
+      }
+    },
     options,
     database,
     migrate: async () => {

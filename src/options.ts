@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Request } from 'express';
 import type { Database } from './db/schema.js';
+import { isLanguageTag } from './content/language.js';
 
 /** The plugin's own templates directory: always the last in the lookup order. */
 export const PLUGIN_TEMPLATE_DIR = (() => {
@@ -48,7 +49,7 @@ export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by key
 const fn = <T extends (...args: any[]) => unknown>(what: string) =>
   z.custom<T>((v) => typeof v === 'function', { message: `expected a function (${what})` });
 
-const languageCode = z.string().regex(/^[a-z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'expected a language code such as "en" or "pt-br"');
+const languageCode = z.string().refine(isLanguageTag, 'expected a language code such as "en" or "pt-br"');
 
 const absoluteHttpUrl = z
   .string()

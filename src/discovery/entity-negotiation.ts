@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import { preferredMediaType } from '../http/accept.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import { DISCOVERY_CACHE_CONTROL } from '../http/representation.js';
+import { DISCOVERY_CACHE_CONTROL, sendErrorEnvelope, setNoSniff } from '../http/representation.js';
+import { classifyError } from '../http/errors.js';
 import { normalizeResourceRef } from './resource-links.js';
 import { markPluginResponse } from './site-links.js';
 
@@ -26,18 +27,22 @@ export function createEntityNegotiation(ctx: AgentContext) {
     res.vary('Accept');
     const preferred = preferredMediaType(req, OFFERED);
     if (preferred !== 'text/markdown' && preferred !== 'application/json') return next();
+    markPluginResponse(res);
     let base: string;
     try {
       base = ctx.baseUrl(req);
-    } catch {
-      return next();
+    } catch (error) {
+      // The plugin would answer this request: an unusable Host is its 400, not the host page.
+      const known = classifyError(error);
+      if (known) return sendErrorEnvelope(res, known);
+      return next(error);
     }
-    markPluginResponse(res);
     const url = req.originalUrl ?? req.url;
     const q = url.indexOf('?');
     const query = q < 0 ? '' : new URLSearchParams(url.slice(q + 1)).toString();
     const target = absoluteUrl(base, preferred === 'text/markdown' ? PATHS.markdown(ref) : PATHS.resource(ref)) + (query ? `?${query}` : '');
     res.status(303);
+    setNoSniff(res);
     res.setHeader('Location', target);
     res.setHeader('Cache-Control', DISCOVERY_CACHE_CONTROL);
     res.setHeader('Content-Length', '0');

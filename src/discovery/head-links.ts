@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { AgentContext } from '../context.js';
+import { plainLine } from '../content/display-text.js';
 import type { AgentLink } from './link-format.js';
 import { pageLinks, requestPageLanguage, type PageOptions } from './resource-links.js';
 
@@ -18,7 +19,7 @@ const META_NAMES: Record<string, string> = { 'api-catalog': 'api-catalog', 'serv
 
 /**
  * Renders links as `<link>` elements (plus the `<meta name="llms|api-catalog|service-desc|mcp">` hints),
- * one per line, every attribute escaped.
+ * one per line, every attribute escaped; a title is one line without control or format characters.
  *
  * ```html
  * <link rel="service-desc" href="https://example.com/openapi.json" type="application/openapi+json">
@@ -30,7 +31,7 @@ export function renderHeadLinks(links: readonly AgentLink[]): string {
   const lines = links.map((l) => {
     const type = l.type ? ` type="${escapeHtml(l.type)}"` : '';
     const hreflang = l.hreflang ? ` hreflang="${escapeHtml(l.hreflang)}"` : '';
-    const title = l.title ? ` title="${escapeHtml(l.title)}"` : '';
+    const title = l.title && plainLine(l.title) ? ` title="${escapeHtml(plainLine(l.title))}"` : '';
     return `<link rel="${escapeHtml(l.rel)}" href="${escapeHtml(l.href)}"${type}${hreflang}${title}>`;
   });
   for (const l of links) {

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { AgentContext } from '../context.js';
 import type { OperationSpec } from '../http/operations.js';
+import { facadeSchemas } from '../http/facade-routes.js';
 import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
 import { buildApiCatalog } from './api-catalog.js';
 import { discoveryVariable, renderApiHelp, type DiscoveryVariable } from './api-help.js';
@@ -49,6 +50,8 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
   const templates = ctx.templates;
   const openapiByBase = new Map<string, string>();
   const helpByBase = new Map<string, DiscoveryVariable>();
+  const searchText = facadeSchemas(options).search.shape.text;
+  const acceptsSearchText = (text: string): boolean => searchText.safeParse(text).success;
 
   mountDocument(router, ctx, PATHS.openapi, ({ base }) => {
     const body = cachedPerBase(openapiByBase, base, () => {
@@ -93,7 +96,7 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
   mountDocument(router, ctx, PATHS.aiCatalog, ard);
 
   mountDocument(router, ctx, PATHS.apiHelp, async ({ base }) => {
-    const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage);
+    const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage, acceptsSearchText);
     const discovery = cachedPerBase(helpByBase, base, () => discoveryVariable(options, base, operations(), undefined));
     const search = word ? absoluteUrl(base, PATHS.search, { text: word, pagelen: 5 }) : null;
     return { body: renderApiHelp(templates, { ...discovery, examples: { ...discovery.examples, search } }), contentType: MEDIA.html };

@@ -1,4 +1,5 @@
 import LinkHeader from 'http-link-header';
+import { plainLine } from '../content/display-text.js';
 
 /** One link of the site's Link set, as sent in headers and rendered in `<head>`. */
 export interface AgentLink {
@@ -40,14 +41,15 @@ export function formatLinkRef(ref: LinkRef): string {
   return out;
 }
 
-/** The Link header value of one of our own links. */
+/** The Link header value of one of our own links (a title as in `<head>`: one line, no control or format characters). */
 export function formatAgentLink(link: AgentLink): string {
+  const title = link.title ? plainLine(link.title) : '';
   return formatLinkRef({
     uri: link.href,
     rel: link.rel,
     ...(link.type ? { type: link.type } : {}),
     ...(link.hreflang ? { hreflang: link.hreflang } : {}),
-    ...(link.title ? { title: link.title } : {}),
+    ...(title ? { title } : {}),
   });
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chooseLanguage, localize } from '../content/language.js';
 import { searchResources } from '../content/search.js';
+import { idOrName } from '../http/parameters.js';
 import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from '../content/visibility.js';
 
 /** A top-level category worth a search link: public, indexable, with searchable content. */
@@ -13,7 +14,11 @@ export interface PublicCategory {
   summary: string;
 }
 
-const MAX_CATEGORIES = 50;
+/** At most this many categories are listed. */
+export const MAX_CATEGORIES = 50;
+
+/** Stored names are not trusted: one that `cat=` would refuse is not advertised (the id is). */
+const categoryName = idOrName('category');
 
 /**
  * The top-level categories to advertise, in one statement: the category resource is anonymous-visible
@@ -56,20 +61,33 @@ export async function publicTopCategories(
     .limit(MAX_CATEGORIES)
     .execute();
   return rows.map((row) => {
-    const ref = row.name ?? row.id;
+    const named = row.name === null ? undefined : categoryName.safeParse(row.name).data;
+    const ref = typeof named === 'string' ? named : row.id;
     return { id: row.id, ref, title: localize(row.title, language, siteDefault) || String(ref), summary: localize(row.summary, language, siteDefault) };
   });
 }
 
+/** The longest word an example search uses: long enough to be specific, short enough to read. */
+const MAX_EXAMPLE_WORD_CHARS = 40;
+
 /**
  * A word for the API help's full-text example, taken from the title of the newest searchable
- * resource, so that the example finds at least that resource. `undefined` when nothing is public.
+ * resource, so that the example finds at least that resource: its longest word of 4 to 40 letters or
+ * digits that the `text` parameter accepts (`accepts`, the parameter's own schema). `undefined` when
+ * nothing public has such a word.
  */
-export async function exampleSearchWord(db: Kysely<Database>, siteNoindex: boolean, siteDefault: string): Promise<string | undefined> {
+export async function exampleSearchWord(
+  db: Kysely<Database>,
+  siteNoindex: boolean,
+  siteDefault: string,
+  accepts: (text: string) => boolean,
+): Promise<string | undefined> {
   const [newest] = await searchResources(db, { sort: 'newest', siteNoindex, offset: 0, limit: 1 });
   if (!newest) return undefined;
   const words = localize(newest.title, siteDefault, siteDefault).match(/[\p{L}\p{N}]{4,}/gu) ?? [];
-  return words.sort((a, b) => b.length - a.length)[0];
+  return words
+    .filter((w) => [...w].length <= MAX_EXAMPLE_WORD_CHARS && accepts(w))
+    .sort((a, b) => b.length - a.length)[0];
 }
 
 /** A resource listed in llms.txt's newest section. */

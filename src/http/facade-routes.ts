@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
 import { categoryReference, entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
@@ -278,8 +278,9 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
   const ic = itemContext(ctx, base, requested);
   const lang = chooseLanguage(row.language, requested, d);
   const l = lang.language;
+  const urlLanguage = advertisedLanguage(lang, ctx.options.languages);
   const content = await composeResourceContent(ctx, row, l, base);
-  const page_urls = Object.fromEntries(row.language.map((code) => [code, pageUrl(ic, row, code)]));
+  const page_urls = Object.fromEntries(lang.available_languages.map((code) => [code, pageUrl(ic, row, code)]));
   const license = localize(row.license, l, d);
   const attribution = localize(row.attribution, l, d);
   return {
@@ -310,10 +311,10 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
         }
       : {}),
     links: {
-      json: absoluteUrl(base, PATHS.resource(row.id), { language: l }),
-      markdown: absoluteUrl(base, PATHS.markdown(row.id), { language: l }),
-      related_out: absoluteUrl(base, PATHS.related(row.id), { language: l }),
-      related_in: absoluteUrl(base, PATHS.related(row.id), { direction: 'in', language: l }),
+      json: absoluteUrl(base, PATHS.resource(row.id), { language: urlLanguage }),
+      markdown: absoluteUrl(base, PATHS.markdown(row.id), { language: urlLanguage }),
+      related_out: absoluteUrl(base, PATHS.related(row.id), { language: urlLanguage }),
+      related_in: absoluteUrl(base, PATHS.related(row.id), { direction: 'in', language: urlLanguage }),
     },
     ...lang,
   };

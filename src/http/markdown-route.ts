@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { chooseLanguage, localize } from '../content/language.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
@@ -54,15 +54,16 @@ export function apiAccessSection(base: string, id: number, language: string): st
 /**
  * The whole Markdown representation of a visible resource in an already chosen language: the YAML
  * front matter (added here, outside every template, so an override cannot break it), the composed
- * content, and the "API access" section.
+ * content, and the "API access" section (its JSON link carries a `language` the facade accepts).
  *
  * ```ts
- * await markdownDocument(ctx, row, 'nl', 'https://example.org')
+ * await markdownDocument(ctx, row, chooseLanguage(row.language, 'nl', 'en'), 'https://example.org')
  * // '---\ntitle: "Welkom"\nurl: "https://example.org/nl/page/7"\n…\n---\n\n# Welkom\n…\n## API access\n…'
  * ```
  */
-export async function markdownDocument(ctx: AgentContext, row: ResourceRow, language: string, base: string): Promise<string> {
+export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string): Promise<string> {
   const { options } = ctx;
+  const { language } = lang;
   const content = await composeResourceContent(ctx, row, language, base);
   const license = localize(row.license, language, options.defaultLanguage);
   const attribution = localize(row.attribution, language, options.defaultLanguage);
@@ -75,7 +76,7 @@ export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang
     ...(attribution ? { attribution } : {}),
     content_complete: content.contentComplete,
   });
-  const access = apiAccessSection(base, row.id, language);
+  const access = apiAccessSection(base, row.id, advertisedLanguage(lang, options.languages));
   return frontMatter + (content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access);
 }
 
@@ -99,7 +100,7 @@ export async function markdownRepresentation(
   const row = await readVisibleResource(ctx.db, ref);
   if (!row) return undefined;
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
-  return { body: await markdownDocument(ctx, row, lang.language, base), language: lang.language };
+  return { body: await markdownDocument(ctx, row, lang, base), language: lang.language };
 }
 
 /**

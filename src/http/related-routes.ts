@@ -21,7 +21,7 @@ import {
   resourceRef,
   withCandidateBound,
 } from './parameters.js';
-import { API_ROBOTS, sendErrorEnvelope } from './representation.js';
+import { API_ROBOTS, sendErrorEnvelope, setNoSniff } from './representation.js';
 import { pagedResult, relatedItem } from './result-schemas.js';
 import { callFromRequest, type FacadeCall } from './facade-call.js';
 
@@ -252,6 +252,7 @@ function compatRoute(ctx: AgentContext, resultSchema: z.ZodType, handler: (req: 
       const result = resultSchema.parse(await withBudget(ctx.options.budgetMs, () => handler(req)));
       const body = Buffer.from(JSON.stringify({ status: 'ok', result }), 'utf8');
       res.status(200);
+      setNoSniff(res);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Cache-Control', COMPAT_CACHE_CONTROL);
       res.setHeader('Content-Length', String(body.length));

@@ -17,6 +17,11 @@ export const DISCOVERY_CACHE_CONTROL = 'no-cache';
 /** API responses are not for search engines. */
 export const API_ROBOTS = 'noindex, nofollow';
 
+/** Every plugin response declares its media type final: browsers must not sniff another one. */
+export function setNoSniff(res: Response): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
+
 export interface Representation {
   body: string | Buffer;
   contentType: string;
@@ -37,6 +42,7 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
     throw new HttpError(413, 'payload_too_large', `the response would exceed ${r.maxBytes} bytes; narrow the request`);
   }
   res.removeHeader('Set-Cookie');
+  setNoSniff(res);
   res.status(200);
   for (const [name, value] of Object.entries(r.headers ?? {})) res.setHeader(name, value);
   res.setHeader('Content-Type', r.contentType);
@@ -56,6 +62,7 @@ export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders:
   const body = Buffer.from(JSON.stringify({ status: 'error', error: error.code, message: error.message }));
   res.removeHeader('Set-Cookie');
   res.removeHeader('ETag');
+  setNoSniff(res);
   res.status(error.status);
   for (const [name, value] of Object.entries({ ...extraHeaders, ...error.headers })) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -4,7 +4,8 @@ import type { AgentContext } from '../context.js';
 import { mountDocument } from '../discovery/discovery-route.js';
 import { markPluginResponse, MEDIA } from '../discovery/site-links.js';
 import { PATHS } from '../http/paths.js';
-import { API_ROBOTS } from '../http/representation.js';
+import { classifyError } from '../http/errors.js';
+import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { createMcpFace } from './mcp-server.js';
 import { buildServerCard } from './server-card.js';
 
@@ -13,6 +14,7 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 
 /** A JSON-RPC error answer written before any server exists (an unreadable request body). */
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  setNoSniff(res);
   res.status(status).setHeader('Content-Type', 'application/json');
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
@@ -37,8 +39,17 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
       });
     },
     async function mcpEndpoint(req: Request, res: Response, next: NextFunction) {
+      let base: string;
       try {
-        const base = ctx.baseUrl(req);
+        base = ctx.baseUrl(req);
+      } catch (error) {
+        // An unusable Host: the same 400 as every plugin route, as a JSON-RPC error.
+        const known = classifyError(error);
+        if (known) return jsonRpcError(res, known.status, -32600, known.message);
+        return next(error);
+      }
+      try {
+        setNoSniff(res);
         res.removeHeader('Set-Cookie');
         res.setHeader('X-Robots-Tag', API_ROBOTS);
         res.setHeader('Cache-Control', 'no-store');
@@ -49,6 +60,9 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
           void server.close();
         });
         await server.connect(transport);
+        // The transport rebuilds the request URL from `Host` and answers a bare 400 for one it
+        // cannot parse: it gets the validated public host instead of the client's raw header.
+        req.headers.host = new URL(base).host;
         await transport.handleRequest(req, res, req.body);
       } catch (error) {
         next(error);
