@@ -39,6 +39,20 @@ export const DEFAULT_MEDIA_URL = (m: MediaUrlInput): string => `/media/attachmen
 /** Default ACL hook of the compatibility model API: everyone is anonymous. */
 export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
 
+/**
+ * Default report of an unexpected error inside a plugin route (the request answered 500
+ * `internal_error`): a process warning of type `ExpressAgentDiscoveryWarning` naming the request and
+ * the error's message. Node prints it on stderr without a stack (`--trace-warnings` adds one);
+ * `process.on('warning')` or the `onError` option take it elsewhere.
+ */
+export const DEFAULT_ON_ERROR = (error: unknown, req: Request): void => {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.emitWarning(`express-agent-discovery: ${req.method} ${req.originalUrl ?? req.url} failed: ${message}`, {
+    type: 'ExpressAgentDiscoveryWarning',
+    code: 'EAD_INTERNAL_ERROR',
+  });
+};
+
 export const DEFAULT_BUDGET_MS = 5000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by keyword', 'what does this site publish about a topic'];
@@ -103,6 +117,7 @@ export const optionsSchema = z
     callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(
       () => DEFAULT_CALLER_ACCESS,
     ),
+    onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR),
     ard: z
       .object({
         namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),

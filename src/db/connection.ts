@@ -36,6 +36,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
   return openPGlite('dataDir' in config ? config.dataDir : undefined);
 }
 
+/** The error is also delivered to the query in flight, if any; the client itself needs nothing more. */
+function ignoreClientError(): void {}
+
 async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -49,8 +52,12 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server must not crash the host process.
-  pool.on('error', () => {});
+  // A client losing its server (a terminated backend, a reset socket) emits 'error'; without a listener
+  // Node ends the process. The pool's own listener covers idle clients only, so every client gets one
+  // for its whole life: a checked-out client's query fails with the same error (the request answers
+  // 503) and the pool discards the broken client when it is released.
+  pool.on('error', ignoreClientError);
+  pool.on('connect', (client) => client.on('error', ignoreClientError));
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end().catch(() => {});
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);

@@ -4,6 +4,7 @@ import { resourceExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
 import { resourceRef } from '../http/parameters.js';
+import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
 import { resourceAlternates, siteLinks } from './site-links.js';
 
@@ -18,7 +19,7 @@ export function normalizeResourceRef(id: unknown): number | string | undefined {
 /**
  * The links of a page: the site-level set, plus the Markdown and JSON alternates when the resource is
  * anonymous-visible and indexable. Decided as an anonymous visitor: the request's session is never
- * consulted. A database that is down or slow costs the alternates, never the page.
+ * consulted. A database that is down or slow, or any other failure, costs the alternates, never the page.
  */
 export async function pageLinks(ctx: AgentContext, req: Request, id?: unknown): Promise<AgentLink[]> {
   let base: string;
@@ -35,7 +36,9 @@ export async function pageLinks(ctx: AgentContext, req: Request, id?: unknown): 
     const exposure = await withBudget(ctx.options.budgetMs, () => resourceExposure(ctx.db, ref, ctx.options.noindex));
     if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref));
   } catch (error) {
-    if (!classifyError(error)) throw error;
+    // The page is the host's: a failure here costs the alternates, never the page; an unexpected one
+    // is reported through `onError`.
+    if (!classifyError(error)) reportUnexpected(ctx, req, error);
   }
   return links;
 }
