@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import { openDatabase, type ContentDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrator.js';
+import { assertContentSchema, type SchemaLocation } from './db/schema-check.js';
 import { createHeadLinks, createLinkMiddleware, createResourceLinks, createSetResourceHeaders } from './discovery/index.js';
 import { createAgentRouter } from './http/router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
@@ -31,9 +32,16 @@ export interface AgentDiscovery {
   close(): Promise<void>;
 }
 
+/** Which kind of database the options name (for the advice of a missing-schema error). */
+function schemaLocation(database: ResolvedOptions['database']): SchemaLocation {
+  return 'url' in database ? 'url' : 'dataDir' in database ? 'dataDir' : 'memory' in database ? 'memory' : 'kysely';
+}
+
 /**
  * Creates the plugin: validates the options (a bad option throws, naming it), opens the database
- * and, with `migrate: true`, applies the migrations. Nothing is served before this resolves.
+ * and, with `migrate: true`, applies the migrations; without it, a database lacking the content
+ * schema (or holding an older one) fails here with an error naming the fix. Nothing is served
+ * before this resolves.
  *
  * ```ts
  * const agent = await createAgentDiscovery({ siteTitle: 'Example', database: { url: process.env.DATABASE_URL! } })
@@ -50,6 +58,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
       );
   try {
     if (options.migrate) await migrateToLatest(database.db);
+    else await assertContentSchema(database.db, schemaLocation(options.database));
   } catch (error) {
     await database.close();
     throw error;
