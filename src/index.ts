@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import { openDatabase, type ContentDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrator.js';
-import { assertContentSchema, type SchemaLocation } from './db/schema-check.js';
+import { assertContentSchema, assertNumericIds, type SchemaLocation } from './db/schema-check.js';
 import { createHeadLinks, createLinkMiddleware, createResourceLinks, createSetResourceHeaders } from './discovery/index.js';
 import { createAgentRouter } from './http/router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
@@ -59,6 +59,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
   try {
     if (options.migrate) await migrateToLatest(database.db);
     else await assertContentSchema(database.db, schemaLocation(options.database));
+    if ('kysely' in options.database) await assertNumericIds(database.db);
   } catch (error) {
     await database.close();
     throw error;

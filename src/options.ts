@@ -42,12 +42,14 @@ export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
 /**
  * Default report of an unexpected error inside a plugin route (the request answered 500
  * `internal_error`): a process warning of type `ExpressAgentDiscoveryWarning` naming the request and
- * the error's message. Node prints it on stderr without a stack (`--trace-warnings` adds one);
+ * the error's message (on one line, at most 500 characters). Node prints it on stderr without a stack (`--trace-warnings` adds one);
  * `process.on('warning')` or the `onError` option take it elsewhere.
  */
 export const DEFAULT_ON_ERROR = (error: unknown, req: Request): void => {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  process.emitWarning(`express-agent-discovery: ${req.method} ${req.originalUrl ?? req.url} failed: ${message}`, {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const message = text.replace(/\s+/g, ' ').slice(0, 500);
+  const url = (req.originalUrl ?? req.url).slice(0, 200);
+  process.emitWarning(`express-agent-discovery: ${req.method} ${url} failed: ${message}`, {
     type: 'ExpressAgentDiscoveryWarning',
     code: 'EAD_INTERNAL_ERROR',
   });

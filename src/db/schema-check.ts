@@ -2,6 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { migrations } from '../../migrations/index.js';
 import { MIGRATION_TABLE } from './migrator.js';
 
+/** The names of this version's migrations, in order. */
+const MIGRATION_NAMES = Object.freeze(Object.keys(migrations));
+
 /** Where the plugin's content lives, as far as the advice in an error needs to know. */
 export type SchemaLocation = 'url' | 'dataDir' | 'memory' | 'kysely';
 
@@ -22,14 +25,14 @@ export interface SchemaState {
  * SELECT "name" FROM "agent_discovery_migration"
  * ```
  */
-export async function schemaState(db: Kysely<any>): Promise<SchemaState> {
+export async function schemaState(db: Kysely<any>, known: readonly string[] = MIGRATION_NAMES): Promise<SchemaState> {
   const { rows } = await sql<{ rsc: string | null; record: string | null }>`
     SELECT to_regclass('rsc')::text AS "rsc", to_regclass(${MIGRATION_TABLE})::text AS "record"`.execute(db);
   const applied = new Set<string>();
   if (rows[0]?.record) {
     for (const row of await db.selectFrom(MIGRATION_TABLE).select('name').execute()) applied.add(String(row.name));
   }
-  return { hasContentTables: Boolean(rows[0]?.rsc), pending: Object.keys(migrations).filter((name) => !applied.has(name)) };
+  return { hasContentTables: Boolean(rows[0]?.rsc), pending: known.filter((name) => !applied.has(name)) };
 }
 
 /** The way to create the schema for this kind of database. */
@@ -44,18 +47,40 @@ function remedy(location: SchemaLocation): string {
 }
 
 /**
- * Fails at start-up when the content schema is missing or older than this version, with an error that
- * names the migrations not applied and the fix; a database in this state would otherwise fail on
- * every request.
+ * Fails at start-up when the content schema is missing or older than this version (`known`: the
+ * migrations this version expects), with an error that names the migrations not applied and the fix;
+ * a database in this state would otherwise fail on every request.
  */
-export async function assertContentSchema(db: Kysely<any>, location: SchemaLocation): Promise<void> {
-  const { hasContentTables, pending } = await schemaState(db);
+export async function assertContentSchema(
+  db: Kysely<any>,
+  location: SchemaLocation,
+  known: readonly string[] = MIGRATION_NAMES,
+): Promise<void> {
+  const { hasContentTables, pending } = await schemaState(db, known);
   if (pending.length === 0) return;
-  const none = pending.length === Object.keys(migrations).length;
+  const none = pending.length === known.length;
   const state = !none
     ? 'the content schema is older than this version of the package'
     : hasContentTables
       ? `the content schema was not created by this package's migrations (table rsc exists, no record in ${MIGRATION_TABLE})`
       : 'the content schema is missing from this database (no table rsc)';
   throw new Error(`express-agent-discovery: ${state}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
+}
+
+/**
+ * Fails at start-up when a host's own Kysely reads `bigint` as strings (the `pg` default): every id
+ * comparison and result schema of the plugin expects numbers, so reads would answer 404 and 500.
+ *
+ * ```sql
+ * SELECT 1::bigint AS "id"
+ * ```
+ */
+export async function assertNumericIds(db: Kysely<any>): Promise<void> {
+  const { rows } = await sql<{ id: unknown }>`SELECT 1::bigint AS "id"`.execute(db);
+  if (typeof rows[0]?.id === 'number') return;
+  throw new Error(
+    `express-agent-discovery: the Kysely instance passed as \`database: { kysely }\` reads bigint columns as ${typeof rows[0]?.id} values; ` +
+      'the content ids are bigint and the plugin needs them as numbers. Give its pg Pool a type parser, e.g. ' +
+      '`types: { getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) }`.',
+  );
 }
