@@ -162,7 +162,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     res.status(404);
     render(req, res, 'not-found.njk', { pageTitle: 'Not found' }).catch(next);
   });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A client that left mid-request (an aborted form post) is no server fault: nothing to answer or log.
+    if (req.destroyed || (error as { type?: unknown } | undefined)?.type === 'request.aborted') return void res.destroy();
     if (!res.headersSent) res.status(500).type('text').send('Internal error');
     process.stderr.write(`example-site: ${(error as Error).stack ?? String(error)}\n`);
   });

@@ -40,6 +40,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
 function ignoreClientError(): void {}
 
 async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
+  const lostClients = new WeakSet<pg.PoolClient>();
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize ?? 10,
@@ -57,7 +58,18 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
   // for its whole life: a checked-out client's query fails with the same error (the request answers
   // 503) and the pool discards the broken client when it is released.
   pool.on('error', ignoreClientError);
-  pool.on('connect', (client) => client.on('error', ignoreClientError));
+  pool.on('connect', (client) => {
+    client.on('error', ignoreClientError);
+    client.connection.on('errorMessage', (message: { severity?: string }) => {
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') lostClients.add(client);
+    });
+  });
+  // A terminated backend (57P01) reports FATAL and then closes the socket: a client released in
+  // between would go back to the idle list and fail the next request. Ending it on release makes the
+  // pool discard it.
+  pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
+    if (lostClients.has(client)) client.end().catch(ignoreClientError);
+  });
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end().catch(() => {});
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);
