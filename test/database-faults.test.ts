@@ -94,7 +94,7 @@ for (const backend of backends) {
       }
     });
 
-    it('a failed start on a URL leaves no connection open; on a host Kysely it leaves the host\'s handle usable', async (t) => {
+    it('a failed start on a URL leaves no connection open; on a host Kysely it names the fix and leaves the handle open', async (t) => {
       if (backend.name === 'postgres') {
         const empty = await emptyDatabase(backend);
         try {
@@ -112,13 +112,25 @@ for (const backend of backends) {
         t.diagnostic('the URL case is PostgreSQL only');
       }
       // A host's own Kysely on a database without the schema: the error names the fix, the handle stays open.
-      await sql`ALTER TABLE ${sql.table(MIGRATION_TABLE)} RENAME TO agent_discovery_migration_moved`.execute(demo.db);
+      const empty = await emptyDatabase(backend);
+      const host = 'url' in empty.options ? await openDatabase({ url: empty.options.url }) : await openDatabase({ memory: true });
       try {
         await assert.rejects(
-          createAgentDiscovery({ ...DEMO_PLUGIN_OPTIONS, database: { kysely: demo.db } }),
-          /the content schema was not created by this package's migrations \(table rsc exists, no record in agent_discovery_migration\).*migrateToLatest\(db\)/,
+          createAgentDiscovery({ ...DEMO_PLUGIN_OPTIONS, database: { kysely: host.db } }),
+          /^Error: express-agent-discovery: the content schema is missing from this database \(no table rsc\).*migrateToLatest\(db\)/,
         );
-        assert.equal((await demo.db.selectFrom('rsc').select('id').limit(1).execute()).length, 1, 'the host handle is still open');
+        assert.equal((await sql<{ n: number }>`SELECT 1 AS n`.execute(host.db)).rows[0]!.n, 1, 'the host handle is still open');
+      } finally {
+        await host.close();
+        await empty.close();
+      }
+    });
+
+    it('content tables (or views) the host keeps without the migration record are accepted as they are', async () => {
+      await sql`ALTER TABLE ${sql.table(MIGRATION_TABLE)} RENAME TO agent_discovery_migration_moved`.execute(demo.db);
+      try {
+        const { app } = await pluginApp(demo.db);
+        assert.equal((await request(app).get(`/api/agent/resource/${welcome}`)).status, 200);
       } finally {
         await sql`ALTER TABLE agent_discovery_migration_moved RENAME TO ${sql.table(MIGRATION_TABLE)}`.execute(demo.db);
       }

@@ -47,9 +47,11 @@ function remedy(location: SchemaLocation): string {
 }
 
 /**
- * Fails at start-up when the content schema is missing or older than this version (`known`: the
- * migrations this version expects), with an error that names the migrations not applied and the fix;
- * a database in this state would otherwise fail on every request.
+ * Fails at start-up when the content schema is missing (no `rsc` and no migration record) or older
+ * than this version (a migration record without some of `known`, the migrations this version
+ * expects), with an error that names the migrations not applied and the fix; a database in this
+ * state would otherwise fail on every request. A `rsc` table or view without a migration record is
+ * a schema the host keeps itself (views of the same shape): it is accepted as it is.
  */
 export async function assertContentSchema(
   db: Kysely<any>,
@@ -59,11 +61,10 @@ export async function assertContentSchema(
   const { hasContentTables, pending } = await schemaState(db, known);
   if (pending.length === 0) return;
   const none = pending.length === known.length;
-  const state = !none
-    ? 'the content schema is older than this version of the package'
-    : hasContentTables
-      ? `the content schema was not created by this package's migrations (table rsc exists, no record in ${MIGRATION_TABLE})`
-      : 'the content schema is missing from this database (no table rsc)';
+  if (none && hasContentTables) return;
+  const state = none
+    ? 'the content schema is missing from this database (no table rsc)'
+    : 'the content schema is older than this version of the package';
   throw new Error(`express-agent-discovery: ${state}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
 }
 
