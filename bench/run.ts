@@ -1,11 +1,11 @@
 /**
- * `npm run bench [-- name…]`: runs the benchmarks one after another (facade, edges, markdown,
+ * `npm run bench [-- name…]`: runs the benchmarks one after another (facade, edges, markdown, mcp,
  * discovery), each reporting ratios measured side by side in one run. PostgreSQL benches use
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and create databases of their own.
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['facade', 'edges', 'markdown', 'discovery'];
+const ALL = ['facade', 'edges', 'markdown', 'discovery', 'mcp'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' };
 let failed = 0;

@@ -1,12 +1,12 @@
+import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
-import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
-import { localize } from '../src/content/language.js';
-import { anonymousVisible } from '../src/content/visibility.js';
+import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
+import { createSitemapRoute } from './sitemap.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -33,10 +33,17 @@ export interface ExampleSite {
 
 const LANGUAGES = ['en', 'nl'];
 
+/** The 4xx status an error carries (Express and body-parser set `status`), else undefined. */
+function clientErrorStatus(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
 /**
  * A small but real Express CMS mounting the plugin the way a host would: the Link middleware
- * app-wide, the plugin's router at the root, resource pages with the head hook and resource Link
- * headers (next to the host's own WebSub link), an administrator sign-in, and `/id/:id`.
+ * app-wide, the plugin's router at the root (which also answers `/` in Markdown for agents preferring
+ * it), resource pages with `resourceLinks` (Link headers and Markdown negotiation in the page's
+ * language) and the head hook, next to the host's own WebSub link, an administrator sign-in, and `/id/:id`.
  */
 export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleSite> {
   const session: SessionConfig = {
@@ -52,6 +59,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    mcp: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,
@@ -69,10 +77,25 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.disable('x-powered-by');
   app.use(agent.linkHeaders);
   app.use(agent.router);
-  app.use(express.urlencoded({ extended: false, limit: '4kb' }));
+  // The files the site advertises: media downloads (`download_url`) and images used in its pages.
+  app.use('/media', express.static(path.join(here, 'media'), { index: false, redirect: false }));
+  app.get(
+    '/sitemap.xml',
+    createSitemapRoute({
+      db,
+      languages: LANGUAGES,
+      defaultLanguage: 'en',
+      siteNoindex: agent.options.noindex,
+      publicOrigin: agent.baseUrl,
+      pagePath: (id, lang) => `/${lang}/page/${id}`,
+    }),
+  );
+  // The one form: small, URL-encoded, UTF-8. Too large is a 413, another charset a 415, a body
+  // that does not parse a 400 (the error handler below answers them).
+  const loginForm = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
-  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number) => {
-    const agentHead = await agent.headLinks(req, id);
+  const render = async (req: Request, res: Response, view: string, vars: Record<string, unknown>, id?: number, language = 'en') => {
+    const agentHead = await agent.headLinks(req, id, { language });
     res.type('html').send(
       views.render(view, {
         siteTitle: agent.options.siteTitle,
@@ -105,16 +128,20 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     }
   });
 
-  app.get('/:lang/page/:id', async (req, res, next) => {
+  // Resource pages: `resourceLinks` adds the page's links in the page's language and answers agents
+  // that prefer Markdown (when the resource is public); everyone else gets the host's HTML below.
+  const knownLanguage = (req: Request, _res: Response, next: NextFunction) => next(LANGUAGES.includes(String(req.params.lang)) ? undefined : 'route');
+  app.get('/:lang/page/:id', knownLanguage, agent.resourceLinks({ id: 'id', language: 'lang' }), async (req, res, next) => {
     try {
       const lang = String(req.params.lang);
       const id = Number(req.params.id);
-      if (!LANGUAGES.includes(lang) || !Number.isSafeInteger(id) || id < 1) return next();
+      if (!Number.isSafeInteger(id) || id < 1) return next();
       const row = await db.selectFrom('rsc').selectAll().where('id', '=', id).where(hostVisible(req)).executeTakeFirst();
       if (!row) return next();
       res.append('Link', WEBSUB_HUB);
-      res.append('Link', `<${req.protocol}://${req.get('host')}/${lang}/page/${id}>; rel="self"`);
-      await agent.setResourceHeaders(req, res, id);
+      // The raw Host header is the client's: only the plugin's validated origin goes into a header.
+      const base = agent.baseUrl(req);
+      if (base) res.append('Link', `<${base}/${lang}/page/${id}>; rel="self"`);
       await render(
         req,
         res,
@@ -132,6 +159,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
           attribution: localize(row.attribution, lang, 'en'),
         },
         id,
+        lang,
       );
     } catch (error) {
       next(error);
@@ -141,12 +169,13 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.get('/id/:id', (req, res, next) => {
     const id = Number(req.params.id);
     if (!Number.isSafeInteger(id) || id < 1) return next();
-    res.redirect(302, `/en/page/${id}`);
+    const language = typeof req.query.language === 'string' && LANGUAGES.includes(req.query.language) ? req.query.language : 'en';
+    res.redirect(302, `/${language}/page/${id}`);
   });
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));
-  app.post('/login', (req, res) => {
-    if ((req.body as { password?: string } | undefined)?.password === session.adminPassword) {
+  app.post('/login', loginForm, (req, res) => {
+    if ((req.body as { password?: unknown } | undefined)?.password === session.adminPassword) {
       signIn(res, session);
       res.redirect(303, '/');
     } else {
@@ -162,9 +191,14 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     res.status(404);
     render(req, res, 'not-found.njk', { pageTitle: 'Not found' }).catch(next);
   });
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    // A client that left mid-request (an aborted form post) is no server fault: nothing to answer or log.
-    if (req.destroyed || (error as { type?: unknown } | undefined)?.type === 'request.aborted') return void res.destroy();
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // The client's mistakes (an undecodable path, a form too large, in another charset or cut off)
+    // carry their 4xx status: answered as such, and not logged as server faults.
+    const status = clientErrorStatus(error);
+    if (status !== undefined) {
+      if (!res.headersSent) res.status(status).type('text').send(STATUS_CODES[status] ?? 'Bad request');
+      return;
+    }
     if (!res.headersSent) res.status(500).type('text').send('Internal error');
     process.stderr.write(`example-site: ${(error as Error).stack ?? String(error)}\n`);
   });

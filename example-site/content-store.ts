@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Block, Database, LocalizedText } from '../src/db/schema.js';
+import type { Block, Database, LocalizedText } from '../src/index.js';
 
 /**
  * The example CMS's own writes: how a host creates categories, resources, edges and media in the

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../src/db/schema.js';
+import type { Database } from '../src/index.js';
 import {
   bootstrapVocabulary,
   insertCategory,
@@ -14,6 +14,7 @@ const ago = (days: number) => new Date(Date.now() - days * DAY);
 
 /** Names of the demo resources, for tests and the README's walk-through. */
 export const DEMO = {
+  about: 'about',
   welcome: 'welcome',
   blocks: 'block_showcase',
   pageOuter: 'guide_outer',
@@ -76,7 +77,21 @@ export async function seedDemoContent(db: Kysely<Database>): Promise<void> {
     attribution: { en: 'Photo: Example Harbour Archive', nl: 'Foto: Voorbeeld Havenarchief' },
     publicationStart: ago(40),
   });
-  await insertMedium(db, { rscId: photo, mime: 'image/png', filename: 'harbour-dawn.png', width: 1600, height: 900, size: 482113 });
+  // The file is shipped in example-site/media/attachment/: its real size and dimensions.
+  await insertMedium(db, { rscId: photo, mime: 'image/png', filename: 'harbour-dawn.png', width: 160, height: 90, size: 12105 });
+
+  const about = await insertResource(db, {
+    name: DEMO.about,
+    category: text,
+    title: { en: 'About this site', nl: 'Over deze site' },
+    summary: { en: 'Who writes the example site, and why.', nl: 'Wie de voorbeeldsite schrijft, en waarom.' },
+    body: {
+      en: '<p>The example site is written by its editors to show how agents read a CMS.</p>',
+      nl: '<p>De voorbeeldsite wordt geschreven door de redactie om te laten zien hoe agents een CMS lezen.</p>',
+    },
+    license: 'CC BY 4.0',
+    publicationStart: ago(90),
+  });
 
   const welcome = await insertResource(db, {
     name: DEMO.welcome,
@@ -84,8 +99,8 @@ export async function seedDemoContent(db: Kysely<Database>): Promise<void> {
     title: { en: 'Welcome to the example site', nl: 'Welkom op de voorbeeldsite' },
     summary: { en: 'What this site publishes and how agents can read it.', nl: 'Wat deze site publiceert en hoe agents het kunnen lezen.' },
     body: {
-      en: '<p>This site publishes <strong>articles about harbours</strong> and open data. See the <a href="/en/page/about">about page</a>.</p>',
-      nl: '<p>Deze site publiceert <strong>artikelen over havens</strong> en open data. Zie de <a href="/nl/page/about">over-pagina</a>.</p>',
+      en: `<p>This site publishes <strong>articles about harbours</strong> and open data. See the <a href="/en/page/${about}">about page</a>.</p>`,
+      nl: `<p>Deze site publiceert <strong>artikelen over havens</strong> en open data. Zie de <a href="/nl/page/${about}">over-pagina</a>.</p>`,
     },
     blocks: [
       { type: 'header', name: 'h1', header: { en: 'Why we publish', nl: 'Waarom we publiceren' } },
@@ -104,11 +119,11 @@ export async function seedDemoContent(db: Kysely<Database>): Promise<void> {
     summary: { en: 'Every kind of block the site uses.', nl: 'Elk soort blok dat de site gebruikt.' },
     body: {
       en:
-        '<p>Intro with a <a href="/en/page/1">relative link</a> and an image <img src="/media/inline/harbour-small.png" alt="small harbour">.</p>' +
+        `<p>Intro with a <a href="/en/page/${welcome}">relative link</a> and an image <img src="/media/inline/harbour-small.png" alt="small harbour">.</p>` +
         '<script>alert("never in Markdown")</script>' +
         '<table><tr><td>Port</td><td>Depth | metres</td></tr><tr><td>North</td><td>12</td></tr></table>' +
         '<pre>const depth = 12;</pre>',
-      nl: '<p>Inleiding met een <a href="/nl/page/1">relatieve link</a>.</p><table><tr><td>Haven</td><td>Diepte | meter</td></tr></table>',
+      nl: `<p>Inleiding met een <a href="/nl/page/${welcome}">relatieve link</a>.</p><table><tr><td>Haven</td><td>Diepte | meter</td></tr></table>`,
     },
     blocks: [
       { type: 'header', name: 'intro', header: { en: 'Blocks', nl: 'Blokken' } },

@@ -1,6 +1,8 @@
 /**
  * `npm start`: the example site on the embedded database (`.data/example`, seeded on first start),
- * or on PostgreSQL when DATABASE_URL is set. PORT defaults to 3000.
+ * or on PostgreSQL when DATABASE_URL is set. PORT defaults to 3000. BASE_URL (e.g.
+ * `https://demo.example.org`) is the public origin: absolute URLs and the ARD identifier come from it
+ * instead of the request's Host.
  */
 import { mkdirSync } from 'node:fs';
 import { createExampleSite } from './app.js';

@@ -16,21 +16,39 @@ function sign(value: string, secret: string): string {
   return `${value}.${createHmac('sha256', secret).update(value).digest('base64url')}`;
 }
 
-function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+/** `decodeURIComponent`, or undefined for a value that is not valid percent-encoding (`100%`). */
+function decodeCookieValue(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The request's cookies by name. Cookies are the client's input: a value that does not decode is
+ * skipped (it is nobody's session), never an error; the first of two cookies with one name wins.
+ */
+function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0) out[part.slice(0, eq).trim()] = decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    const value = decodeCookieValue(part.slice(eq + 1).trim());
+    if (value !== undefined && !out.has(name)) out.set(name, value);
   }
   return out;
 }
 
 /** True when the request carries a valid administrator session cookie. */
 export function isAdmin(req: Request, config: SessionConfig): boolean {
-  const cookie = parseCookies(req.get('cookie'))[COOKIE];
+  const cookie = parseCookies(req.get('cookie')).get(COOKIE);
   if (!cookie) return false;
   const expected = sign('admin', config.secret);
-  return cookie.length === expected.length && timingSafeEqual(Buffer.from(cookie), Buffer.from(expected));
+  const given = Buffer.from(cookie);
+  const wanted = Buffer.from(expected);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 /** The Set-Cookie value of a signed-in administrator (exported for tests). */

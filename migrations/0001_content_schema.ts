@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The content schema of SPEC §3: resources, categories (themselves resources), predicate category
+ * The content schema: resources, categories (themselves resources), predicate category
  * constraints, edges with both unique indexes, media, and a trigger-maintained full-text vector.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -3,12 +3,37 @@ import { createContext } from './context.js';
 import { openDatabase, type ContentDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrator.js';
 import { assertContentSchema, assertNumericIds, type SchemaLocation } from './db/schema-check.js';
-import { createHeadLinks, createLinkMiddleware, createResourceLinks, createSetResourceHeaders } from './discovery/index.js';
+import {
+  createHeadLinks,
+  createLinkMiddleware,
+  createResourceLinks,
+  createSendMarkdownIfPreferred,
+  createSetResourceHeaders,
+  type PageOptions,
+  type ResourceLinksParams,
+} from './discovery/index.js';
 import { createAgentRouter } from './http/router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess } from './options.js';
-export type { Database, Block, LocalizedText } from './db/schema.js';
+export type {
+  Database,
+  Block,
+  LocalizedText,
+  RscTable,
+  CategoryTable,
+  PredicateCategoryTable,
+  EdgeTable,
+  MediumTable,
+} from './db/schema.js';
+export type { ContentDatabase, DatabaseConfig, BackendKind } from './db/connection.js';
+// The two visibility rules as SQL fragments, for a host's own Kysely queries over the content tables.
+export { anonymousVisible, indexable } from './content/visibility.js';
+// Kysely's `sql` tag (the plugin's own copy), for raw SQL on `agent.database.db`.
+export { sql } from 'kysely';
+// One language's text out of a per-language value, with the plugin's fallback.
+export { localize } from './content/language.js';
+export type { PageOptions, ResourceLinksParams } from './discovery/index.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';
 
@@ -18,12 +43,30 @@ export interface AgentDiscovery {
   readonly router: Router;
   /** Link-merging middleware; `app.use(agent.linkHeaders)` once, before the host's routes. */
   readonly linkHeaders: RequestHandler;
-  /** Adds the site-level and (when public and indexable) per-resource Link values to a response. */
-  readonly setResourceHeaders: (req: Request, res: Response, id: number | string) => Promise<void>;
-  /** Route-level middleware for the host's resource route: `app.get('/page/:id', agent.resourceLinks('id'), render)`. */
-  readonly resourceLinks: (param?: string) => RequestHandler;
+  /**
+   * Adds the site-level and (when public and indexable) per-resource Link values to a response; the
+   * alternates carry the page's language (`{ language }`, else the site's default).
+   */
+  readonly setResourceHeaders: (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<void>;
+  /**
+   * For custom controllers: answers with the resource's Markdown when the request prefers it and the
+   * resource is anonymous-visible, resolving `true`; else sends nothing and resolves `false`. Always sets
+   * `Vary: Accept`. `if (await agent.sendMarkdownIfPreferred(req, res, id, { language })) return`
+   */
+  readonly sendMarkdownIfPreferred: (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<boolean>;
+  /**
+   * Route-level middleware for the host's resource route, with Markdown negotiation:
+   * `app.get('/:lang/page/:id', agent.resourceLinks({ id: 'id', language: 'lang' }), render)`.
+   */
+  readonly resourceLinks: (params?: string | ResourceLinksParams) => RequestHandler;
   /** Renders the `<link>` elements for `<head>` (site-level, plus the resource's alternates). */
-  readonly headLinks: (req: Request, id?: number | string) => Promise<string>;
+  readonly headLinks: (req: Request, id?: number | string, page?: PageOptions) => Promise<string>;
+  /**
+   * The public origin the plugin builds absolute URLs on (`https://example.org`): the configured base
+   * URL, else the request's validated host. Undefined when the request's host is unusable (a
+   * malformed name, an out-of-range port): a host never needs to copy the raw `Host` header.
+   */
+  readonly baseUrl: (req: Request) => string | undefined;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
@@ -65,12 +108,21 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     throw error;
   }
   const ctx = createContext(options, database);
+  const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   return Object.freeze({
     router: createAgentRouter(ctx),
     linkHeaders: createLinkMiddleware(ctx),
     setResourceHeaders: createSetResourceHeaders(ctx),
-    resourceLinks: createResourceLinks(ctx),
+    sendMarkdownIfPreferred,
+    resourceLinks: createResourceLinks(ctx, sendMarkdownIfPreferred),
     headLinks: createHeadLinks(ctx),
+    baseUrl: (req: Request) => {
+      try {
+        return ctx.baseUrl(req);
+      } catch {
+        return undefined;
+      }
+    },
     options,
     database,
     migrate: async () => {

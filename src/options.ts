@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Request } from 'express';
 import type { Database } from './db/schema.js';
+import { isLanguageTag } from './content/language.js';
 
 /** The plugin's own templates directory: always the last in the lookup order. */
 export const PLUGIN_TEMPLATE_DIR = (() => {
@@ -56,13 +57,15 @@ export const DEFAULT_ON_ERROR = (error: unknown, req: Request): void => {
 };
 
 export const DEFAULT_BUDGET_MS = 5000;
+/** How many of the newest public, indexable resources llms.txt lists. */
+export const DEFAULT_LLMS_NEWEST = 10;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by keyword', 'what does this site publish about a topic'];
 
 const fn = <T extends (...args: any[]) => unknown>(what: string) =>
   z.custom<T>((v) => typeof v === 'function', { message: `expected a function (${what})` });
 
-const languageCode = z.string().regex(/^[a-z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'expected a language code such as "en" or "pt-br"');
+const languageCode = z.string().refine(isLanguageTag, 'expected a language code such as "en" or "pt-br"');
 
 const absoluteHttpUrl = z
   .string()
@@ -81,6 +84,28 @@ const databaseOption = z.union([
   z.object({ memory: z.literal(true) }).strict(),
   z.object({ kysely: kyselyInstance }).strict(),
 ], { error: 'expected { url }, { dataDir }, { memory: true } or { kysely }' });
+
+/** Default path of the MCP endpoint. */
+export const DEFAULT_MCP_PATH = '/mcp';
+/** The last segment of the MCP server's ARD identifier and server-card name. */
+export const MCP_ARD_NAME = 'mcp';
+
+/** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path }`. */
+const mcpOption = z
+  .union([
+    z.boolean(),
+    z
+      .object({
+        path: z
+          .string()
+          .regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'expected an absolute path such as "/mcp" (no trailing slash, query or fragment)')
+          .refine((p) => !/^\/(?:\.well-known|api\/agent|agent)(?:\/|$)/.test(p) && !p.split('/').some((seg) => seg === '.' || seg === '..'), 'must not be under /.well-known, /api/agent or /agent')
+          .optional(),
+      })
+      .strict(),
+  ], { error: 'expected true, false or { path }' })
+  .default(false)
+  .transform((v): false | { path: string } => (v === false ? false : { path: (v === true ? undefined : v.path) ?? DEFAULT_MCP_PATH }));
 
 /** The options schema. Every option and its default is listed in the README's options table. */
 export const optionsSchema = z
@@ -110,7 +135,10 @@ export const optionsSchema = z
     pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL),
     mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
     sitemapUrl: z.string().min(1).optional(),
+    llmsNotes: z.string().trim().min(1).max(2000).optional(),
+    llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST),
     linkAllHtml: z.boolean().default(false),
+    markdownHome: z.boolean().default(true),
     database: databaseOption,
     migrate: z.boolean().default(false),
     continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -129,11 +157,24 @@ export const optionsSchema = z
       })
       .strict()
       .default({ namespace: 'content', name: 'api', representativeQueries: DEFAULT_REPRESENTATIVE_QUERIES }),
+    apiLicense: z
+      .object({
+        name: z.string().trim().min(1).max(200),
+        url: absoluteHttpUrl.optional(),
+        identifier: z.string().regex(/^[A-Za-z0-9.+()-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+()-]+)*$/, 'expected an SPDX licence expression').optional(),
+      })
+      .strict()
+      .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
+      .optional(),
+    mcp: mcpOption,
   })
   .strict()
   .superRefine((o, ctx) => {
     if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['defaultLanguage'], message: `must be one of languages (${o.languages.join(', ')})` });
+    }
+    if (o.mcp && o.ard.name === MCP_ARD_NAME) {
+      ctx.addIssue({ code: 'custom', path: ['ard', 'name'], message: `"${MCP_ARD_NAME}" names the MCP server's ARD entry when mcp is on; choose another name` });
     }
   })
   .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, headerLines, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
+import { parseLlmsFile } from './support/llms-txt-reference.js';
 
 const DOCUMENTS = {
   '/api-help': /^text\/html; charset=utf-8$/,
@@ -15,24 +16,19 @@ const DOCUMENTS = {
   '/.well-known/ard.json': /^application\/json$/,
 } as const;
 
-/** The reference llms.txt parser's rules (llmstxt.org): H1, one `>` summary, H2 sections of link items only. */
+/**
+ * llms.txt as the llmstxt.org reference parser reads it (every section line a link item, else it
+ * throws), plus what that parser leaves unchecked: exactly one H1 and one `>` line before the sections,
+ * and a summary it actually kept.
+ */
 function parseLlmsTxt(text: string) {
-  const [start, ...rest] = text.split(/^##\s*(.*?)$/m);
-  const head = /^#\s*(?<title>.+?)$\n+(?:^>\s*(?<summary>.+?)$)?\n+(?<info>[\s\S]*)/m.exec(start!.trim() + '\n\n');
-  assert.ok(head?.groups, 'an H1 and a summary');
-  assert.equal((start!.match(/^# /gm) ?? []).length, 1, 'exactly one H1');
-  assert.equal((start!.match(/^>/gm) ?? []).length, 1, 'exactly one summary line');
-  assert.equal(head.groups.info!.trim(), '', 'no free text before the sections');
-  const sections: Record<string, { title: string; url: string; desc: string | undefined }[]> = {};
-  for (let i = 0; i < rest.length; i += 2) {
-    const lines = rest[i + 1]!.split('\n').map((l) => l.trim()).filter(Boolean);
-    sections[rest[i]!.trim()] = lines.map((line) => {
-      const m = /^-\s*\[(?<title>[^\]]+)\]\((?<url>[^)]+)\)(?::\s*(?<desc>.*))?$/.exec(line);
-      assert.ok(m?.groups, `a link item: ${line}`);
-      return { title: m.groups.title!, url: m.groups.url!, desc: m.groups.desc };
-    });
-  }
-  return { title: head.groups.title!, summary: head.groups.summary, sections };
+  const doc = parseLlmsFile(text);
+  const start = text.split(/^##/m)[0]!;
+  assert.equal((start.match(/^# /gm) ?? []).length, 1, 'exactly one H1');
+  assert.equal((start.match(/^>/gm) ?? []).length, 1, 'exactly one summary line');
+  assert.ok(doc.summary !== null, 'the reference parser keeps the summary');
+  assert.ok(doc.info.trim(), 'notes between the summary and the sections');
+  return doc;
 }
 
 const json = (body: string) => JSON.parse(body) as Record<string, any>;
@@ -156,7 +152,7 @@ for (const backend of backends) {
         const doc = json((await rawRequest(`${host.origin}/.well-known/ard.json`)).body);
         assert.equal(doc.entries.length, 1);
         const [entry] = doc.entries;
-        assert.equal(entry.identifier, 'urn:air:127.0.0.1:content:api');
+        assert.equal(entry.identifier, 'urn:air:agent.localhost:content:api', 'an IP host gets the reserved placeholder');
         assert.equal(entry.type, 'application/openapi+json');
         assert.equal(entry.url, `${host.origin}/openapi.json`);
         assert.ok(entry.displayName && entry.description);

@@ -103,12 +103,15 @@ for (const backend of backends) {
       }
     });
 
-    it('only the published paths answer: trailing-slash variants fall through to the host', async () => {
-      for (const path of ['/llms.txt/', '/.well-known/api-catalog/', '/api/agent/search/', '/openapi.json/']) {
+    it('only the published paths answer: trailing-slash variants fall through to the host, except under /api/agent/', async () => {
+      for (const path of ['/llms.txt/', '/.well-known/api-catalog/', '/openapi.json/']) {
         const res = await request(app).get(path);
         assert.equal(res.status, 404, path);
         assert.equal(res.text, 'host 404');
       }
+      const api = await request(app).get('/api/agent/search/');
+      assert.equal(api.status, 404);
+      assert.equal(api.body.error, 'not_found', 'the API answers its own unknown paths with the JSON envelope');
     });
 
     it('Accept with media-type parameters still negotiates /id/{id}', async () => {

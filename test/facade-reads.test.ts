@@ -71,7 +71,7 @@ for (const backend of backends) {
       assert.equal(r.page_url, `https://harbour.example/nl/page/${photo}`);
       assert.equal(r.license, 'CC BY-SA 4.0');
       assert.equal(r.attribution, 'Foto: Voorbeeld Havenarchief');
-      assert.deepEqual(r.medium, { mime: 'image/png', width: 1600, height: 900, size: 482113, download_url: 'https://harbour.example/media/attachment/harbour-dawn.png' });
+      assert.deepEqual(r.medium, { mime: 'image/png', width: 160, height: 90, size: 12105, download_url: 'https://harbour.example/media/attachment/harbour-dawn.png' });
       assert.equal(r.links.markdown, `https://harbour.example/agent/resource/${photo}/markdown?language=nl`);
       assert.equal(r.links.related_in, `https://harbour.example/api/agent/related/${photo}?direction=in&language=nl`);
       assert.equal(typeof r.content, 'string');

@@ -116,7 +116,7 @@ if (process.env.DATABASE_URL) {
       await sql`DROP FUNCTION rsc_fts_refresh()`.execute(fresh.db);
       const run = () =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'migrations/run.ts'], { env: { ...process.env, DATABASE_URL: fresh.url! } });
+          const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'migrate'], { env: { ...process.env, DATABASE_URL: fresh.url! } });
           let out = '';
           child.stdout.on('data', (d) => (out += d));
           child.stderr.on('data', (d) => (out += d));

@@ -58,9 +58,9 @@ for (const backend of backends) {
         assertSameLinks(page);
         for (const l of page.headerLinks) assert.match(l.href, /^https?:\/\//, 'absolute');
         const md = page.headerLinks.find((l) => l.rel === 'alternate' && l.type === 'text/markdown')!;
-        assert.equal(md.href, `${host.origin}/agent/resource/${DEMO.welcome}/markdown`);
+        assert.equal(md.href, `${host.origin}/agent/resource/${DEMO.welcome}/markdown?language=en`);
         const json = page.headerLinks.find((l) => l.rel === 'alternate' && l.type === 'application/json')!;
-        assert.equal(json.href, `${host.origin}/api/agent/resource/${DEMO.welcome}`);
+        assert.equal(json.href, `${host.origin}/api/agent/resource/${DEMO.welcome}?language=en`);
         // The JSON alternate really answers.
         assert.equal((await rawRequest(json.href)).status, 200);
       });
@@ -126,7 +126,7 @@ for (const backend of backends) {
         const id = await demo.id(DEMO.welcome);
         const page = await fetchPage(`${host.origin}/page/${id}`);
         assert.deepEqual(alternates(page.headerLinks), ['application/json', 'text/markdown']);
-        assert.ok(page.headerLinks.some((l) => l.href === `${host.origin}/agent/resource/${id}/markdown`));
+        assert.ok(page.headerLinks.some((l) => l.href === `${host.origin}/agent/resource/${id}/markdown?language=en`));
       });
 
       it('the home page carries the site-level links on GET and HEAD', async () => {

@@ -18,6 +18,17 @@ export interface ComposableResource {
   uri: string | null;
   license: LocalizedText | null;
   attribution: LocalizedText | null;
+  /** The resource's own downloadable file, if it has one. */
+  medium: ComposableMedium | null;
+}
+
+/** A resource's medium (its one downloadable file). */
+export interface ComposableMedium {
+  mime: string;
+  filename: string;
+  width: number | null;
+  height: number | null;
+  size: number | null;
 }
 
 /** A jsonb object or array column; anything else (a host view with odd data) reads as `fallback`. */
@@ -44,9 +55,11 @@ export async function loadVisibleResources(
     .selectFrom('rsc as r')
     // The category's name only when the category itself is public: a private category stays unnamed.
     .leftJoin('rsc as c', (join) => join.onRef('c.id', '=', 'r.category_id').on(anonymousVisible('c')))
+    .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select([
       'r.id', 'r.name', 'r.category_id', 'c.name as category', 'r.language', 'r.title', 'r.summary', 'r.body', 'r.blocks', 'r.props',
       'r.uri', 'r.license', 'r.attribution',
+      'm.mime as medium_mime', 'm.filename as medium_filename', 'm.width as medium_width', 'm.height as medium_height', 'm.size as medium_size',
     ])
     .where((eb) => eb.or([...(ids.length ? [eb('r.id', 'in', ids)] : []), ...(names.length ? [eb('r.name', 'in', names)] : [])]))
     .where(anonymousVisible('r'))
@@ -69,6 +82,11 @@ export function toComposable(r: {
   uri: string | null;
   license: LocalizedText | null;
   attribution: LocalizedText | null;
+  medium_mime?: string | null;
+  medium_filename?: string | null;
+  medium_width?: number | null;
+  medium_height?: number | null;
+  medium_size?: number | string | null;
 }): ComposableResource {
   return {
     id: Number(r.id),
@@ -85,6 +103,15 @@ export function toComposable(r: {
     // jsonb arrives parsed: a license given as one string for all languages is a JSON string value.
     license: r.license ?? null,
     attribution: r.attribution ?? null,
+    medium: r.medium_mime && r.medium_filename
+      ? {
+          mime: r.medium_mime,
+          filename: r.medium_filename,
+          width: r.medium_width ?? null,
+          height: r.medium_height ?? null,
+          size: r.medium_size === null || r.medium_size === undefined ? null : Number(r.medium_size),
+        }
+      : null,
   };
 }
 

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
-import { chooseLanguage, localize, type LanguageFields } from './language.js';
+import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS } from './display-text.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from './language.js';
 import { anonymousVisible } from './visibility.js';
 
 /** The columns a summary item needs, from `rsc as r` joined to its category resource `rsc as cat`. */
@@ -73,17 +74,22 @@ export function pageUrl(ic: ItemContext, r: { id: number; name: string | null; c
   return resolveOnBase(ic.base, ic.options.pageUrl({ id: r.id, name: r.name, language, category: r.category_name }));
 }
 
-/** A search/related item: localized summary with language fields and its JSON and Markdown URLs. */
+/**
+ * A search/related item: localized summary with language fields and its JSON and Markdown URLs. Its
+ * title (and its category's) is bounded to 512 characters and its summary to 2,048, so one oversized
+ * resource cannot push every page that lists it over the body size bound; the read has the full text.
+ */
 export function summaryItem(ic: ItemContext, row: SummaryRow) {
   const lang: LanguageFields = chooseLanguage(row.language, ic.requestedLanguage, ic.options.defaultLanguage);
   const l = lang.language;
-  const langQuery = { language: l };
+  const category = categoryReference(row, l, ic.options.defaultLanguage);
+  const langQuery = { language: advertisedLanguage(lang, ic.options.languages) };
   return {
     id: row.id,
     uri: entityUri(ic.base, row.id, row.uri),
-    title: localize(row.title, l, ic.options.defaultLanguage),
-    summary: localize(row.summary, l, ic.options.defaultLanguage),
-    category: categoryReference(row, l, ic.options.defaultLanguage),
+    title: boundText(localize(row.title, l, ic.options.defaultLanguage), MAX_ITEM_TITLE_CHARS),
+    summary: boundText(localize(row.summary, l, ic.options.defaultLanguage), MAX_ITEM_SUMMARY_CHARS),
+    category: category && { ...category, title: boundText(category.title, MAX_ITEM_TITLE_CHARS) },
     page_url: pageUrl(ic, row, l),
     json_url: absoluteUrl(ic.base, PATHS.resource(row.id), langQuery),
     markdown_url: absoluteUrl(ic.base, PATHS.markdown(row.id), langQuery),

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /**
- * The two rules every route, header and template obeys (SPEC §3), each defined once, in SQL.
+ * The two rules every route, header and template obeys, each defined once, in SQL.
  * `alias` is the name the `rsc` table has in the surrounding query.
  */
 

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory } from './visibility.js';
 
 /**
- * The public vocabulary (SPEC §6 schema read): categories and predicates that are anonymous-visible
+ * The public vocabulary (the schema read): categories and predicates that are anonymous-visible
  * and indexable. A category is public vocabulary when its resource is visible and indexable and the
  * category is not noindex itself or below a noindex category.
  */

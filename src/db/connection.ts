@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect, PGliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -86,9 +87,17 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
 
 async function openPGlite(dataDir: string | undefined): Promise<ContentDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const failed = (error: unknown) =>
+    new Error(`express-agent-discovery: cannot open the embedded database${dataDir ? ` at ${dataDir}` : ''}: ${(error as Error).message}`);
+  // PGlite creates the last directory only; create the whole path so a nested data dir works too.
+  try {
+    if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw failed(error);
+  }
   const pglite = new PGlite(dataDir);
   await pglite.waitReady.catch((error: unknown) => {
-    throw new Error(`express-agent-discovery: cannot open the embedded database${dataDir ? ` at ${dataDir}` : ''}: ${(error as Error).message}`);
+    throw failed(error);
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {

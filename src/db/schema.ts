@@ -3,7 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 /** A text value given once for all languages, or per language code. */
 export type LocalizedText = string | Record<string, string>;
 
-/** One editorial block of a resource (SPEC §3). */
+/** One editorial block of a resource. */
 export interface Block {
   type: string;
   name?: string;
@@ -68,7 +68,7 @@ export interface MediumTable {
   filename: string;
 }
 
-/** The content schema the plugin reads (SPEC §3), as Kysely sees it. */
+/** The content schema the plugin reads, as Kysely sees it. */
 export interface Database {
   rsc: RscTable;
   category: CategoryTable;

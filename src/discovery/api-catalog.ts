@@ -1,16 +1,13 @@
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import { MEDIA } from './site-links.js';
 
-/** The identifier of the content API in the catalog (the common prefix of its routes). */
-export const API_ANCHOR_PATH = '/api/agent';
-
 /**
  * The API catalog (RFC 9727) as an RFC 9264 linkset: `linkset` is the only member; one context for
- * the API (its description, documentation and metadata), one anchored at the catalog itself that
- * lists the API as an `item`.
+ * the API, identified by its root document `/api/agent` (its description, documentation and
+ * metadata), one anchored at the catalog itself that lists the API as an `item`.
  */
 export function buildApiCatalog(base: string): { linkset: Record<string, unknown>[] } {
-  const api = absoluteUrl(base, API_ANCHOR_PATH);
+  const api = absoluteUrl(base, PATHS.apiRoot);
   return {
     linkset: [
       {

@@ -32,7 +32,17 @@ export interface HelpOperation {
 /** The `discovery` variable of the `agent_api_help` template. */
 export interface DiscoveryVariable {
   site: { title: string; description: string | null; baseUrl: string; languages: string[]; defaultLanguage: string; budgetSeconds: number };
-  links: { apiHelp: string; openapi: string; apiCatalog: string; llmsTxt: string; ard: string; sitemap: string | null };
+  links: {
+    apiHelp: string;
+    openapi: string;
+    apiCatalog: string;
+    llmsTxt: string;
+    ard: string;
+    sitemap: string | null;
+    /** The MCP endpoint and its server card, or null when the `mcp` option is off. */
+    mcp: string | null;
+    mcpServerCard: string | null;
+  };
   operations: HelpOperation[];
   examples: { search: string | null; browse: string };
 }
@@ -94,6 +104,8 @@ export function discoveryVariable(
       llmsTxt: absoluteUrl(base, PATHS.llmsTxt),
       ard: absoluteUrl(base, PATHS.ard),
       sitemap: options.sitemapUrl ? resolveOnBase(base, options.sitemapUrl) : null,
+      mcp: options.mcp ? absoluteUrl(base, options.mcp.path) : null,
+      mcpServerCard: options.mcp ? absoluteUrl(base, PATHS.mcpServerCard) : null,
     },
     operations: operations.map((op) => ({
       operationId: op.operationId,

@@ -1,15 +1,42 @@
-import type { ResolvedOptions } from '../options.js';
+import { MCP_ARD_NAME, type ResolvedOptions } from '../options.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import { MEDIA } from './site-links.js';
 
-/** `urn:air:<public host>:<namespace>:<name>`: the host lower-case, without port. */
+/**
+ * The publisher used when the public host is not a domain name (an IP address, `localhost`, a
+ * single-label name): a name under the reserved `.localhost` top-level domain, so the identifier stays
+ * valid for ARD validators and can never claim somebody else's domain.
+ */
+export const ARD_PLACEHOLDER_PUBLISHER = 'agent.localhost';
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * The publisher segment of the ARD identifier: the public base URL's host name, lower-case, without
+ * port or trailing dot (IDNs in their `xn--` form), when it is a domain name of two or more labels
+ * whose last label is not numeric; otherwise `ARD_PLACEHOLDER_PUBLISHER`.
+ *
+ * ```text
+ * https://Example.org:8443 → example.org      http://[::1]:3000 → agent.localhost
+ * http://127.0.0.1:3000    → agent.localhost  http://localhost  → agent.localhost
+ * ```
+ */
+export function ardPublisher(base: string): string {
+  if (!URL.canParse(base)) return ARD_PLACEHOLDER_PUBLISHER;
+  const host = new URL(base).hostname.toLowerCase().replace(/\.$/, '');
+  const labels = host.split('.');
+  const domain = host.length <= 253 && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && !/^[0-9]+$/.test(labels.at(-1)!);
+  return domain ? host : ARD_PLACEHOLDER_PUBLISHER;
+}
+
+/** `urn:air:<publisher>:<namespace>:<name>`, the publisher from `ardPublisher`. */
 export function ardIdentifier(base: string, namespace: string, name: string): string {
-  return `urn:air:${new URL(base).hostname.toLowerCase()}:${namespace}:${name}`;
+  return `urn:air:${ardPublisher(base)}:${namespace}:${name}`;
 }
 
 /**
- * The ARD manifest (SPEC §9; ARD `specVersion` 1.0): one entry for the content API, pointing at the
- * OpenAPI document. A trust manifest only when the operator configured an identity.
+ * The ARD manifest (ARD `specVersion` 1.0): one entry for the content API, pointing at the
+ * OpenAPI document, and one for the MCP server's card when `mcp` is on. A trust manifest only when the operator configured an identity.
  */
 export function buildArdManifest(options: ResolvedOptions, base: string, updatedAt: Date) {
   const { ard } = options;
@@ -26,9 +53,22 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
     updatedAt: updatedAt.toISOString(),
     ...(ard.identity ? { trustManifest: { identity: ard.identity.trustManifestUrl, identityType: 'https' } } : {}),
   };
+  // With the `mcp` option on: an entry for the MCP server, pointing at its server card.
+  const mcp = options.mcp
+    ? {
+        ...entry,
+        identifier: ardIdentifier(base, ard.namespace, MCP_ARD_NAME),
+        displayName: `${title} MCP server`,
+        type: MEDIA.mcpServerCard,
+        url: absoluteUrl(base, PATHS.mcpServerCard),
+        description:
+          (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
+          'Read-only, anonymous MCP server (Streamable HTTP) over the public content of the site: tools to search, read resources as Markdown with citation URLs, follow relationships and list the vocabulary.',
+      }
+    : undefined;
   return {
     specVersion: '1.0',
     host: { displayName: title, documentationUrl: absoluteUrl(base, PATHS.apiHelp) },
-    entries: [entry],
+    entries: mcp ? [entry, mcp] : [entry],
   };
 }

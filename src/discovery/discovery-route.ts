@@ -16,7 +16,7 @@ export interface DiscoveryDocument {
 export type DocumentBuilder = (input: { req: Request; base: string }) => DiscoveryDocument | Promise<DiscoveryDocument>;
 
 /**
- * The common rules of SPEC §4 for one document: GET and HEAD (same headers, no body on HEAD),
+ * The common rules of a discovery document: GET and HEAD (same headers, no body on HEAD),
  * `Cache-Control: no-cache`, a strong ETag with 304, the time budget, absolute URLs on the public base.
  */
 export function discoveryRoute(ctx: AgentContext, build: DocumentBuilder): RequestHandler {

@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import Negotiator from 'negotiator';
 import type { AgentContext } from '../context.js';
+import { preferredMediaType } from '../http/accept.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import { DISCOVERY_CACHE_CONTROL } from '../http/representation.js';
+import { DISCOVERY_CACHE_CONTROL, setNoSniff } from '../http/representation.js';
+import { answerRouteError } from '../http/route-errors.js';
 import { normalizeResourceRef } from './resource-links.js';
 import { markPluginResponse } from './site-links.js';
 
@@ -13,35 +14,33 @@ export const ENTITY_ROUTE = '/id/:id';
 const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
 
 /**
- * `/id/{id}` negotiation (SPEC §5): a client preferring `text/markdown` gets `303 See Other` to the
+ * `/id/{id}` negotiation: a client preferring `text/markdown` gets `303 See Other` to the
  * absolute Markdown URL, one preferring `application/json` gets 303 to the JSON read; everything
- * else (browsers, FetchKit's `text/html, text/markdown, …`) goes on to the host's own route. The
- * answer depends on `Accept`, so `Vary: Accept` is set either way. The query string is passed on.
+ * else (browsers, and agent fetchers that list HTML first, such as FetchKit's
+ * `text/html, text/markdown, …`) goes on to the host's own route. The answer depends on `Accept`,
+ * so `Vary: Accept` is set either way. The query string is passed on.
  */
 export function createEntityNegotiation(ctx: AgentContext) {
   return function negotiateEntity(req: Request, res: Response, next: NextFunction) {
     const ref = normalizeResourceRef(req.params.id);
     if (ref === undefined) return next();
     res.vary('Accept');
-    // Media-type parameters other than q (`text/markdown; charset=utf-8`) do not change the choice.
-    const accept = (req.get('accept') ?? '*/*')
-      .split(',')
-      .map((range) => range.split(';').filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part)).join(';'))
-      .join(',');
-    const preferred = new Negotiator({ headers: { accept } }).mediaType([...OFFERED]);
+    const preferred = preferredMediaType(req, OFFERED);
     if (preferred !== 'text/markdown' && preferred !== 'application/json') return next();
+    markPluginResponse(res);
     let base: string;
     try {
       base = ctx.baseUrl(req);
-    } catch {
-      return next();
+    } catch (error) {
+      // The plugin would answer this request: an unusable Host is its 400, not the host page.
+      return answerRouteError(ctx, req, res, error);
     }
-    markPluginResponse(res);
     const url = req.originalUrl ?? req.url;
     const q = url.indexOf('?');
     const query = q < 0 ? '' : new URLSearchParams(url.slice(q + 1)).toString();
     const target = absoluteUrl(base, preferred === 'text/markdown' ? PATHS.markdown(ref) : PATHS.resource(ref)) + (query ? `?${query}` : '');
     res.status(303);
+    setNoSniff(res);
     res.setHeader('Location', target);
     res.setHeader('Cache-Control', DISCOVERY_CACHE_CONTROL);
     res.setHeader('Content-Length', '0');

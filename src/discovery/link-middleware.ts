@@ -28,7 +28,7 @@ function wantsSiteLinks(ctx: AgentContext, req: Request, res: Response): boolean
 }
 
 /**
- * The Link-merging middleware (SPEC §5): mount once, before the host's routes. For the rest of the
+ * The Link-merging middleware: mount once, before the host's routes. For the rest of the
  * response, setting `Link` adds to the values already there instead of replacing them (so a later
  * `res.set('Link', …)` loses nothing), and just before the headers are written every value is merged
  * into one header with exact duplicates sent once. The home page (and, with `linkAllHtml`, every HTML
@@ -53,7 +53,7 @@ export function createLinkMiddleware(ctx: AgentContext): RequestHandler {
       const values = headerValues(res.getHeader('link') as HeaderValue | undefined);
       if (wantsSiteLinks(ctx, req, res)) {
         try {
-          values.push(...siteLinks(ctx.baseUrl(req)).map(formatAgentLink));
+          values.push(...siteLinks(ctx.baseUrl(req), ctx.options.mcp ? ctx.options.mcp.path : undefined).map(formatAgentLink));
         } catch {
           // An unusable Host header: the page goes out without the site-level links.
         }

@@ -1,5 +1,6 @@
+import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import type { PublicCategory } from './site-content.js';
+import type { NewestResource, PublicCategory } from './site-content.js';
 
 export interface LlmsTxtSite {
   title: string;
@@ -7,23 +8,37 @@ export interface LlmsTxtSite {
   base: string;
   sitemapUrl?: string;
   categories: readonly PublicCategory[];
+  /** The plain text between the summary and the first section; `defaultLlmsNotes` when absent. */
+  notes?: string;
+  /** The newest public, indexable resources, listed with their Markdown URLs. */
+  newest?: readonly NewestResource[];
+  /** The MCP endpoint and its server card, when the `mcp` option is on. */
+  mcp?: { endpoint: string; serverCard: string };
 }
 
-/** One line of text: control characters and runs of white space become one space. */
-export const oneLine = (text: string): string => text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+/** The size bound of the whole document, in bytes of UTF-8. */
+export const MAX_LLMS_TXT_BYTES = 64 * 1024;
 
-/** Link text: one line, without the brackets that would end it early. */
-const linkName = (text: string): string => oneLine(text).replace(/\[/g, '(').replace(/\]/g, ')');
+const oneLine = plainLine;
+
+/** Link text: one line, bounded, without the brackets that would end it early. */
+const linkName = (text: string): string => boundText(oneLine(text), MAX_ITEM_TITLE_CHARS).replace(/\[/g, '(').replace(/\]/g, ')');
 
 /** A URL that cannot end the Markdown link early. */
 const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 
-const item = (name: string, url: string, note: string): string => `- [${linkName(name)}](${linkUrl(url)}): ${oneLine(note)}`;
+const item = (name: string, url: string, note: string): string =>
+  `- [${linkName(name)}](${linkUrl(url)}): ${boundText(oneLine(note), MAX_ITEM_SUMMARY_CHARS)}`;
+
+const byteLength = (lines: readonly string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line, 'utf8') + 1, 0);
 
 /**
- * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, and H2
- * sections whose every line is `- [name](absolute url): note`. Only the API entry points and a
- * search link per public, indexable top-level category.
+ * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
+ * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
+ * points, a search link per public, indexable top-level category, and the Markdown of the newest
+ * public, indexable resources. Names and notes are single lines without control or format
+ * characters, bounded like every list item; category and newest lines that would take the document
+ * past MAX_LLMS_TXT_BYTES are left out.
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
@@ -35,6 +50,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     '',
     `> ${summary}`,
     '',
+    ...notesParagraphs(site).flatMap((p) => [p, '']),
     '## API',
     '',
     item('API help', absoluteUrl(base, PATHS.apiHelp), 'how to use the read-only content API, with a working search example'),
@@ -45,14 +61,73 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
     item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
   ];
-  if (site.categories.length) {
-    lines.push('', '## Browse by category', '');
-    for (const c of site.categories) {
-      lines.push(item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`));
+  if (site.mcp) {
+    lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
+  }
+  const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
+  let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail);
+  /** A section of list items, holding as many as fit in what is left of the size bound. */
+  const section = (heading: string, items: readonly string[]): string[] => {
+    const head = ['', `## ${heading}`, ''];
+    let room = budget - byteLength(head);
+    const fitting: string[] = [];
+    for (const line of items) {
+      room -= byteLength([line]);
+      if (room < 0) break;
+      fitting.push(line);
     }
-  }
-  if (site.sitemapUrl) {
-    lines.push('', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages'));
-  }
+    if (!fitting.length) return [];
+    budget -= byteLength(head) + byteLength(fitting);
+    return [...head, ...fitting];
+  };
+  lines.push(
+    ...section(
+      'Browse by category',
+      site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
+    ),
+  );
+  lines.push(
+    ...section(
+      'Newest',
+      (site.newest ?? []).map((r) =>
+        item(r.title, absoluteUrl(base, PATHS.markdown(r.id), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter'),
+      ),
+    ),
+  );
+  lines.push(...tail);
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The notes paragraph llms.txt carries when the operator sets none: what the site offers, that no
+ * key is needed, and how to cite. (The llmstxt.org reference parser keeps the `>` summary only when
+ * text follows it before the first section.)
+ */
+export function defaultLlmsNotes(siteTitle: string): string {
+  return (
+    `${oneLine(siteTitle)} offers its public pages to agents: every page has a Markdown version (with YAML front matter) ` +
+    'and a JSON read, and the read-only API below searches and reads them. No API key, account or sign-in is needed. ' +
+    'To cite a resource, link its human page: the `url` in the Markdown front matter, or `page_url` in the JSON read.'
+  );
+}
+
+/**
+ * Free text as llms.txt paragraphs: blank-line separated, each on one line, never starting a
+ * heading, a summary or a list item (so the reference parser's title, summary and sections stay intact).
+ */
+const paragraphs = (text: string): string[] =>
+  text
+    .split(/\n[^\S\n]*\n/)
+    .map(oneLine)
+    .filter(Boolean)
+    .map((p) => p.replace(/^(?=[#>\-+*]|\d+[.)])/, '\\'));
+
+/** The operator's notes as paragraphs, or the default notes when they leave nothing to say. */
+function notesParagraphs(site: LlmsTxtSite): string[] {
+  const own = paragraphs(site.notes ?? '');
+  return own.length ? own : paragraphs(defaultLlmsNotes(site.title));
+}
+
+/** How much of a summary the newest section quotes (the resource itself has the rest). */
+export const NEWEST_NOTE_CHARS = 300;
+

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../http/errors.js';
-import type { OperationSpec } from '../http/operations.js';
+import { describeApi } from '../http/api-root.js';
+import { OPERATION_TAGS, type OperationSpec, type OperationTag } from '../http/operations.js';
 
 /** What the OpenAPI document says about the site. */
 export interface OpenApiSite {
   title: string;
   description?: string;
   base: string;
+  /** The licence of the API description, as the OpenAPI License Object; omitted when not configured. */
+  license?: { name: string; url?: string; identifier?: string };
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -102,22 +105,23 @@ function operation(op: OperationSpec, head: boolean): JsonSchema {
  */
 export function buildOpenApi(operations: readonly OperationSpec[], site: OpenApiSite): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
-  const tags = new Set<string>();
+  const used = new Set<OperationTag>();
   for (const op of operations) {
-    op.tags.forEach((t) => tags.add(t));
+    op.tags.forEach((t) => used.add(t));
     paths[op.path] = { ...(paths[op.path] ?? {}), get: operation(op, false), head: operation(op, true) };
   }
+  const tags = (Object.keys(OPERATION_TAGS) as OperationTag[]).filter((t) => used.has(t));
   return {
     openapi: '3.1.0',
     info: {
-      title: `${site.title} content API`,
+      ...describeApi(site),
       version: '1.0.0',
-      description:
-        (site.description ? `${site.description}\n\n` : '') +
-        'Read-only, anonymous access to the public content of the site. No API key. Every read is evaluated as an anonymous visitor.',
+      ...(site.license ? { license: site.license } : {}),
     },
     servers: [{ url: site.base }],
-    tags: [...tags].map((name) => ({ name })),
+    // Every operation is anonymous: no security scheme applies.
+    security: [],
+    tags: tags.map((name) => ({ name, description: OPERATION_TAGS[name] })),
     paths,
     components: { schemas: { ErrorEnvelope: jsonSchema(errorEnvelope, 'output') } },
   };

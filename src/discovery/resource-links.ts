@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
 import { resourceExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
@@ -7,6 +8,20 @@ import { resourceRef } from '../http/parameters.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
 import { resourceAlternates, siteLinks } from './site-links.js';
+
+/** What a host says about the page it serves. */
+export interface PageOptions {
+  /** The page's language; one of the site's `languages`, else the site's default language is used. */
+  language?: string;
+}
+
+/** The route parameters `resourceLinks` reads: the resource reference and, optionally, the page's language. */
+export interface ResourceLinksParams {
+  /** Route parameter holding the resource reference (default `id`). */
+  id?: string;
+  /** Route parameter holding the page's language (default: none, the site's default language). */
+  language?: string;
+}
 
 /** A resource reference as the facade routes accept it (numeric id or unique name), else undefined. */
 export function normalizeResourceRef(id: unknown): number | string | undefined {
@@ -17,24 +32,44 @@ export function normalizeResourceRef(id: unknown): number | string | undefined {
 }
 
 /**
- * The links of a page: the site-level set, plus the Markdown and JSON alternates when the resource is
- * anonymous-visible and indexable. Decided as an anonymous visitor: the request's session is never
- * consulted. A database that is down or slow, or any other failure, costs the alternates, never the page.
+ * The language a page is advertised and negotiated in: the given one when it is a site language,
+ * else the site's default (a URL the facade would answer with 400 is never advertised).
  */
-export async function pageLinks(ctx: AgentContext, req: Request, id?: unknown): Promise<AgentLink[]> {
+export function pageLanguage(options: ResolvedOptions, requested: unknown): string {
+  return typeof requested === 'string' && options.languages.includes(requested) ? requested : options.defaultLanguage;
+}
+
+/** The page language resolved for a request, so `headLinks` agrees with the Link header by default. */
+const resolvedLanguages = new WeakMap<Request, string>();
+
+/** The page language for this request: the one given, else the one resolved earlier for it, else the default. */
+export function requestPageLanguage(options: ResolvedOptions, req: Request, requested: unknown): string {
+  if (requested === undefined) requested = resolvedLanguages.get(req);
+  const language = pageLanguage(options, requested);
+  resolvedLanguages.set(req, language);
+  return language;
+}
+
+/**
+ * The links of a page: the site-level set, plus the JSON and Markdown alternates in the page's
+ * language when the resource is anonymous-visible and indexable. Decided as an anonymous visitor: the
+ * request's session is never consulted. A database that is down or slow, or any other failure,
+ * costs the alternates, never the page.
+ */
+export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, language: string): Promise<AgentLink[]> {
   let base: string;
   try {
     base = ctx.baseUrl(req);
   } catch {
     return [];
   }
-  const links = siteLinks(base);
+  const links = siteLinks(base, ctx.options.mcp ? ctx.options.mcp.path : undefined);
   if (id === undefined || id === null) return links;
   const ref = normalizeResourceRef(id);
   if (ref === undefined) return links;
   try {
     const exposure = await withBudget(ctx.options.budgetMs, () => resourceExposure(ctx.db, ref, ctx.options.noindex));
-    if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref));
+    if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref, language));
   } catch (error) {
     // The page is the host's: a failure here costs the alternates, never the page; an unexpected one
     // is reported through `onError`.
@@ -43,26 +78,60 @@ export async function pageLinks(ctx: AgentContext, req: Request, id?: unknown): 
   return links;
 }
 
-/** `setResourceHeaders(req, res, id)` for custom controllers: appends the page's links to `Link`. */
-export function createSetResourceHeaders(ctx: AgentContext): (req: Request, res: Response, id: number | string) => Promise<void> {
-  return async function setResourceHeaders(req: Request, res: Response, id: number | string): Promise<void> {
-    const links = await pageLinks(ctx, req, id);
+export type SetResourceHeaders = (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<void>;
+export type SendMarkdownIfPreferred = (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<boolean>;
+
+/**
+ * `setResourceHeaders(req, res, id, { language })` for custom controllers: appends the page's links
+ * to `Link`.
+ */
+export function createSetResourceHeaders(ctx: AgentContext): SetResourceHeaders {
+  return async function setResourceHeaders(req: Request, res: Response, id: number | string, page: PageOptions = {}): Promise<void> {
+    const links = await pageLinks(ctx, req, id, requestPageLanguage(ctx.options, req, page.language));
     if (links.length && !res.headersSent) res.append('Link', links.map(formatAgentLink));
   };
 }
 
+function routeParamName(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`express-agent-discovery: resourceLinks: ${what} must be a non-empty route parameter name`);
+  }
+  return value;
+}
+
 /**
- * Route-level middleware for the host's standard resource route: `app.get('/page/:id', agent.resourceLinks('id'), render)`.
- * The resource reference is read from `req.params[param]`.
+ * Route-level middleware for the host's standard resource route:
+ * `app.get('/:lang/page/:id', agent.resourceLinks({ id: 'id', language: 'lang' }), render)`
+ * (`resourceLinks('id')` still works). A request preferring Markdown gets the resource's Markdown
+ * when it is anonymous-visible; every other request gets the page's Link values and goes on to the
+ * host's handler. Every response carries `Vary: Accept`.
  */
-export function createResourceLinks(ctx: AgentContext): (param?: string) => RequestHandler {
+export function createResourceLinks(
+  ctx: AgentContext,
+  sendMarkdownIfPreferred: SendMarkdownIfPreferred,
+): (params?: string | ResourceLinksParams) => RequestHandler {
   const setResourceHeaders = createSetResourceHeaders(ctx);
-  return function resourceLinks(param = 'id'): RequestHandler {
-    if (typeof param !== 'string' || param === '') {
-      throw new TypeError('express-agent-discovery: resourceLinks(param): param must be a non-empty route parameter name');
+  return function resourceLinks(params: string | ResourceLinksParams = 'id'): RequestHandler {
+    const spec = typeof params === 'string' ? { id: params } : params;
+    if (typeof spec !== 'object' || spec === null) {
+      throw new TypeError('express-agent-discovery: resourceLinks: expected a route parameter name or { id, language }');
     }
+    const unknown = Object.keys(spec).filter((k) => k !== 'id' && k !== 'language');
+    if (unknown.length) throw new TypeError(`express-agent-discovery: resourceLinks: unknown key "${unknown[0]}" (expected id, language)`);
+    const idParam = routeParamName(spec.id ?? 'id', 'id');
+    const languageParam = spec.language === undefined ? undefined : routeParamName(spec.language, 'language');
     return function resourceLinkHeaders(req: Request, res: Response, next: NextFunction) {
-      setResourceHeaders(req, res, req.params[param] as string).then(() => next(), next);
+      const id = req.params[idParam] as string;
+      // A language parameter that names no site language falls back to the default, like an absent one.
+      const raw = languageParam === undefined ? undefined : req.params[languageParam];
+      const page = { language: typeof raw === 'string' ? raw : ctx.options.defaultLanguage };
+      sendMarkdownIfPreferred(req, res, id, page)
+        .then(async (answered) => {
+          if (answered) return;
+          await setResourceHeaders(req, res, id, page);
+          next();
+        })
+        .catch(next);
     };
   };
 }

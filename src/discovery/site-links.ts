@@ -10,10 +10,11 @@ export const MEDIA = {
   html: 'text/html; charset=utf-8',
   markdown: 'text/markdown',
   json: 'application/json',
+  mcpServerCard: 'application/mcp-server-card+json',
 } as const;
 
 /**
- * The site-level Link set (SPEC §5), defined once: headers, `<head>` and the home page all use it.
+ * The site-level Link set, defined once: headers, `<head>` and the home page all use it.
  *
  * ```text
  * <https://example.com/.well-known/api-catalog>; rel="api-catalog"; type="application/linkset+json"
@@ -23,21 +24,32 @@ export const MEDIA = {
  * <https://example.com/.well-known/ard.json>; rel="ard"; type="application/json"
  * ```
  */
-export function siteLinks(base: string): AgentLink[] {
+export function siteLinks(base: string, mcpPath?: string): AgentLink[] {
   return [
     { href: absoluteUrl(base, PATHS.apiCatalog), rel: 'api-catalog', type: 'application/linkset+json' },
     { href: absoluteUrl(base, PATHS.openapi), rel: 'service-desc', type: MEDIA.openapi },
     { href: absoluteUrl(base, PATHS.apiHelp), rel: 'service-doc', type: 'text/html' },
     { href: absoluteUrl(base, PATHS.llmsTxt), rel: 'describedby', type: 'text/plain' },
     { href: absoluteUrl(base, PATHS.ard), rel: 'ard', type: MEDIA.ard },
+    // With the `mcp` option on: `<https://example.com/mcp>; rel="mcp"` (the Streamable HTTP endpoint).
+    ...(mcpPath ? [{ href: absoluteUrl(base, mcpPath), rel: 'mcp' }] : []),
   ];
 }
 
-/** The per-resource alternates: only for anonymous-visible and indexable resources. */
-export function resourceAlternates(base: string, ref: number | string): AgentLink[] {
+/**
+ * The per-resource alternates (only for anonymous-visible and indexable resources), in the page's
+ * language: the JSON read first and the Markdown last, so that parsers keeping the last value per
+ * relation find the Markdown.
+ *
+ * ```text
+ * <https://example.com/api/agent/resource/21?language=nl>; rel="alternate"; type="application/json"; hreflang="nl"
+ * <https://example.com/agent/resource/21/markdown?language=nl>; rel="alternate"; type="text/markdown"; hreflang="nl"
+ * ```
+ */
+export function resourceAlternates(base: string, ref: number | string, language: string): AgentLink[] {
   return [
-    { href: absoluteUrl(base, PATHS.markdown(ref)), rel: 'alternate', type: MEDIA.markdown },
-    { href: absoluteUrl(base, PATHS.resource(ref)), rel: 'alternate', type: MEDIA.json },
+    { href: absoluteUrl(base, PATHS.resource(ref), { language }), rel: 'alternate', type: MEDIA.json, hreflang: language },
+    { href: absoluteUrl(base, PATHS.markdown(ref), { language }), rel: 'alternate', type: MEDIA.markdown, hreflang: language },
   ];
 }
 

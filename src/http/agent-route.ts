@@ -17,7 +17,7 @@ export interface AgentHandlerInput {
 }
 
 /**
- * Wraps a facade handler with the common HTTP rules of SPEC §6: the time budget, the envelope, the
+ * Wraps a facade handler with the common HTTP rules of the facade: the time budget, the envelope, the
  * documented result schema (unknown properties are stripped, so only documented fields ever leave),
  * ETag/304, cache headers, 413 over the size bound, `X-Robots-Tag`, and errors as envelopes with
  * `no-store` (an unexpected fault is `500 internal_error`, reported through `onError`).

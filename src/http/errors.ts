@@ -1,4 +1,4 @@
-/** The error codes of the envelope and their HTTP statuses (SPEC §6). */
+/** The error codes of the envelope and their HTTP statuses. */
 export const ERROR_STATUS = {
   bad_request: 400,
   not_found: 404,

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
 import { categoryReference, entityUri, pageUrl, summaryItem, toIso, type ItemContext } from '../content/summaries.js';
@@ -17,7 +17,7 @@ import {
   idOrName,
   languageParam,
   pagingShape,
-  parseQuery,
+  parsePairs,
   parseValues,
   resourceRef,
   withCandidateBound,
@@ -31,6 +31,7 @@ import {
   resourceSummary,
 } from './result-schemas.js';
 import { composeResourceContent } from './resource-content.js';
+import { callFromRequest, type FacadeCall } from './facade-call.js';
 
 const MAX_TEXT_BYTES = 512;
 const MAX_CONSTRAINTS = 100;
@@ -122,15 +123,17 @@ function itemContext(ctx: AgentContext, base: string, language: string): ItemCon
   return { base, options: ctx.options, requestedLanguage: language };
 }
 
-/** Mounts search, resource and schema reads on the router. */
-export function mountFacade(router: Router, ctx: AgentContext): void {
+/**
+ * The facade's reads as functions of a `FacadeCall`: the HTTP routes and the MCP tools both run
+ * them, so parameters, limits, errors and results cannot drift apart. Each returns the result
+ * before its documented schema strips it.
+ */
+export function facadeReads(ctx: AgentContext) {
   const s = facadeSchemas(ctx.options);
   const siteNoindex = ctx.options.noindex;
-
-  router.get(
-    PATHS.search,
-    agentRoute(ctx, pagedResult(resourceSummary), async ({ req, base }) => {
-      const params = parseQuery(req, withCandidateBound(s.search));
+  return {
+    async search(call: FacadeCall) {
+      const params = parsePairs(call.query, withCandidateBound(s.search));
       let publishedFrom: Date | undefined;
       let publishedUntil: Date | undefined;
       if (params.publication_after) publishedFrom = dayStart(params.publication_after);
@@ -160,36 +163,27 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
         limit: window.fetch,
       });
       const pageRows = rows.slice(0, params.pagelen);
-      const ic = itemContext(ctx, base, params.language);
+      const ic = itemContext(ctx, call.base, params.language);
       const last = pageRows.at(-1);
-      return {
-        kind: 'json',
-        result: pagedEnvelope(ctx, req, base, params, scope, {
-          items: pageRows.map((row) => summaryItem(ic, row)),
-          hasMore: rows.length > params.pagelen,
-          lastPosition: last ? searchPosition(params.sort as SearchSort, last) : undefined,
-        }),
-      };
-    }),
-  );
-  router.all(PATHS.search, methodNotAllowed);
+      return pagedEnvelope(ctx, call, params, scope, {
+        items: pageRows.map((row) => summaryItem(ic, row)),
+        hasMore: rows.length > params.pagelen,
+        lastPosition: last ? searchPosition(params.sort as SearchSort, last) : undefined,
+      });
+    },
 
-  router.get(
-    '/api/agent/resource/:id',
-    agentRoute(ctx, resourceRead, async ({ req, base }) => {
-      const { id } = parseValues(s.idPath, { id: String(req.params.id) });
-      const params = parseQuery(req, s.resource);
+    /** `id` is the raw path parameter (id or unique name). */
+    async resource(call: FacadeCall, rawId: string) {
+      const { id } = parseValues(s.idPath, { id: rawId });
+      const params = parsePairs(call.query, s.resource);
       const row = await readVisibleResource(ctx.db, id);
       if (!row) throw notFound();
-      return { kind: 'json', result: await resourceReadResult(ctx, base, row, params.language) };
-    }),
-  );
-  router.all('/api/agent/resource/:id', methodNotAllowed);
+      return resourceReadResult(ctx, call.base, row, params.language);
+    },
 
-  router.get(
-    PATHS.schema,
-    agentRoute(ctx, pagedResult(z.union([categoryItem, predicateItem])), async ({ req, base }) => {
-      const params = parseQuery(req, withCandidateBound(s.schema));
+    async schema(call: FacadeCall) {
+      const params = parsePairs(call.query, withCandidateBound(s.schema));
+      const base = call.base;
       const scope = pageScope(PATHS.schema, params);
       const window = pageWindow(ctx, params, scope, 1);
       const afterId = window.after?.[0];
@@ -240,11 +234,40 @@ export function mountFacade(router: Router, ctx: AgentContext): void {
         });
       }
       const lastId = ids.at(-1);
-      return {
-        kind: 'json',
-        result: pagedEnvelope(ctx, req, base, params, scope, { items, hasMore, lastPosition: lastId === undefined ? undefined : [lastId] }),
-      };
-    }),
+      return pagedEnvelope(ctx, call, params, scope, { items, hasMore, lastPosition: lastId === undefined ? undefined : [lastId] });
+    },
+  };
+}
+
+/** The result schemas of the facade's reads (what the routes and the MCP tools pass results through). */
+export const facadeResults = {
+  search: pagedResult(resourceSummary),
+  resource: resourceRead,
+  schema: pagedResult(z.union([categoryItem, predicateItem])),
+};
+
+/** Mounts search, resource and schema reads on the router. */
+export function mountFacade(router: Router, ctx: AgentContext): void {
+  const reads = facadeReads(ctx);
+
+  router.get(
+    PATHS.search,
+    agentRoute(ctx, facadeResults.search, async ({ req, base }) => ({ kind: 'json', result: await reads.search(callFromRequest(req, base)) })),
+  );
+  router.all(PATHS.search, methodNotAllowed);
+
+  router.get(
+    '/api/agent/resource/:id',
+    agentRoute(ctx, facadeResults.resource, async ({ req, base }) => ({
+      kind: 'json',
+      result: await reads.resource(callFromRequest(req, base), String(req.params.id)),
+    })),
+  );
+  router.all('/api/agent/resource/:id', methodNotAllowed);
+
+  router.get(
+    PATHS.schema,
+    agentRoute(ctx, facadeResults.schema, async ({ req, base }) => ({ kind: 'json', result: await reads.schema(callFromRequest(req, base)) })),
   );
   router.all(PATHS.schema, methodNotAllowed);
 }
@@ -255,8 +278,9 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
   const ic = itemContext(ctx, base, requested);
   const lang = chooseLanguage(row.language, requested, d);
   const l = lang.language;
+  const urlLanguage = advertisedLanguage(lang, ctx.options.languages);
   const content = await composeResourceContent(ctx, row, l, base);
-  const page_urls = Object.fromEntries(row.language.map((code) => [code, pageUrl(ic, row, code)]));
+  const page_urls = Object.fromEntries(lang.available_languages.map((code) => [code, pageUrl(ic, row, code)]));
   const license = localize(row.license, l, d);
   const attribution = localize(row.attribution, l, d);
   return {
@@ -287,10 +311,10 @@ async function resourceReadResult(ctx: AgentContext, base: string, row: Resource
         }
       : {}),
     links: {
-      json: absoluteUrl(base, PATHS.resource(row.id), { language: l }),
-      markdown: absoluteUrl(base, PATHS.markdown(row.id), { language: l }),
-      related_out: absoluteUrl(base, PATHS.related(row.id), { language: l }),
-      related_in: absoluteUrl(base, PATHS.related(row.id), { direction: 'in', language: l }),
+      json: absoluteUrl(base, PATHS.resource(row.id), { language: urlLanguage }),
+      markdown: absoluteUrl(base, PATHS.markdown(row.id), { language: urlLanguage }),
+      related_out: absoluteUrl(base, PATHS.related(row.id), { language: urlLanguage }),
+      related_in: absoluteUrl(base, PATHS.related(row.id), { direction: 'in', language: urlLanguage }),
     },
     ...lang,
   };

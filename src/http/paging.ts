@@ -1,7 +1,7 @@
-import type { Request } from 'express';
 import type { AgentContext } from '../context.js';
-import { CANDIDATE_LIMIT, rawQueryPairs } from './parameters.js';
+import { CANDIDATE_LIMIT } from './parameters.js';
 import { continuationScope } from './continuation.js';
+import type { FacadeCall } from './facade-call.js';
 
 /** The paging parameters every paged read accepts. */
 export interface PageParams {
@@ -42,8 +42,7 @@ export function pageWindow(ctx: AgentContext, params: PageParams, scope: string,
  */
 export function pagedResult<T>(
   ctx: AgentContext,
-  req: Request,
-  base: string,
+  call: FacadeCall,
   params: PageParams,
   scope: string,
   page: { items: T[]; hasMore: boolean; lastPosition: number[] | undefined },
@@ -52,12 +51,9 @@ export function pagedResult<T>(
   const next = page.hasMore && !atBound && page.lastPosition !== undefined;
   let next_url: string | null = null;
   if (next) {
-    const url = req.originalUrl ?? req.url;
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const pairs = rawQueryPairs(req).filter(([k]) => k !== 'page' && k !== 'cursor');
+    const pairs = call.query.filter(([k]) => k !== 'page' && k !== 'cursor').map(([k, v]): [string, string] => [k, v]);
     pairs.push(['page', String(params.page + 1)], ['cursor', ctx.continuations.encode(scope, params.page + 1, page.lastPosition!)]);
-    next_url = `${base}${path}?${new URLSearchParams(pairs).toString()}`;
+    next_url = `${call.base}${call.path}?${new URLSearchParams(pairs).toString()}`;
   }
   return {
     items: page.items,

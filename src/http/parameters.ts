@@ -30,9 +30,14 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
  * rejects is a 400 naming the parameter and the reason.
  */
 export function parseQuery<S extends z.ZodObject>(req: Request, schema: S): z.output<S> {
+  return parsePairs(rawQueryPairs(req), schema);
+}
+
+/** Parses name/value pairs as `parseQuery` parses a request's query (the MCP tools pass their arguments this way). */
+export function parsePairs<S extends z.ZodObject>(pairs: readonly (readonly [string, string])[], schema: S): z.output<S> {
   const known = schema.shape as Record<string, unknown>;
   const values: Record<string, string> = {};
-  for (const [name, value] of rawQueryPairs(req)) {
+  for (const [name, value] of pairs) {
     if (!Object.hasOwn(known, name)) throw badRequest(name, 'unknown parameter');
     if (Object.hasOwn(values, name)) throw badRequest(name, 'given more than once');
     if (CONTROL_CHARACTERS.test(value)) throw badRequest(name, 'contains a control character');

@@ -5,6 +5,10 @@ export const PATHS = {
   apiCatalog: '/.well-known/api-catalog',
   llmsTxt: '/llms.txt',
   ard: '/.well-known/ard.json',
+  apiRoot: '/api/agent',
+  /** The legacy (ARD v0.9) location of the same manifest. */
+  aiCatalog: '/.well-known/ai-catalog.json',
+  mcpServerCard: '/.well-known/mcp/server-card.json',
   search: '/api/agent/search',
   resource: (id: number | string) => `/api/agent/resource/${encodeURIComponent(String(id))}`,
   related: (id: number | string) => `/api/agent/related/${encodeURIComponent(String(id))}`,

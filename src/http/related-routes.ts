@@ -16,13 +16,15 @@ import {
   integerParam,
   languageParam,
   pagingShape,
+  parsePairs,
   parseQuery,
   parseValues,
   resourceRef,
   withCandidateBound,
 } from './parameters.js';
-import { API_ROBOTS } from './representation.js';
+import { API_ROBOTS, setNoSniff } from './representation.js';
 import { pagedResult, relatedItem } from './result-schemas.js';
+import { callFromRequest, type FacadeCall } from './facade-call.js';
 
 /** Default and largest `limit` of the compatibility model API. */
 export const COMPAT_DEFAULT_LIMIT = 20;
@@ -139,52 +141,65 @@ function edgePosition(after: number[] | undefined): [number, number] | undefined
   return after === undefined ? undefined : (after as [number, number]);
 }
 
+/** The result schema of the related read. */
+export const relatedResult = pagedResult(relatedItem);
+
+/**
+ * The related read as a function of a `FacadeCall` (`rawId` is the path parameter): the HTTP route
+ * and the MCP tool both run it.
+ */
+export function relatedRead(ctx: AgentContext) {
+  const s = relatedSchemas(ctx.options);
+  const siteNoindex = ctx.options.noindex;
+  return async function related(call: FacadeCall, rawId: string) {
+    const { id } = parseValues(s.idPath, { id: rawId });
+    const params = parsePairs(call.query, withCandidateBound(s.related));
+    const resourceId = await resolveResource(ctx.db, id, 'anonymous');
+    if (resourceId === undefined) throw notFound();
+    let predicateId: number | undefined;
+    if (params.predicate !== undefined) {
+      predicateId = await resolvePredicate(ctx.db, params.predicate, 'anonymous');
+      // A noindex predicate is not public vocabulary (the schema read hides it): the same 404.
+      if (predicateId !== undefined && !(await resourceExposure(ctx.db, predicateId, siteNoindex))?.indexable) predicateId = undefined;
+      if (predicateId === undefined) throw notFound('predicate');
+    }
+    // Bound to the resolved id, so a continuation works whether the path names the resource by id or name.
+    const scope = pageScope(`related/${resourceId}`, params);
+    const window = pageWindow(ctx, params, scope, 2);
+    const candidates = await edgePage(ctx.db, {
+      resourceId,
+      direction: params.direction,
+      predicateId,
+      after: edgePosition(window.after),
+      offset: window.offset,
+      limit: window.fetch,
+      siteNoindex,
+    });
+    const page = candidates.slice(0, params.pagelen);
+    const last = page.at(-1);
+    const ic = { base: call.base, options: ctx.options, requestedLanguage: params.language };
+    const items = page.flatMap((c) =>
+      c.predicate && c.endpoint ? [{ predicate: c.predicate, resource: summaryItem(ic, c.endpoint) }] : [],
+    );
+    return pagedEnvelope(ctx, call, params, scope, {
+      items,
+      hasMore: candidates.length > params.pagelen,
+      lastPosition: last ? [last.predicate_id, last.endpoint_id] : undefined,
+    });
+  };
+}
+
 /** Mounts `GET /api/agent/related/:id` and the compatibility edge reads on the router. */
 export function mountRelated(router: Router, ctx: AgentContext): void {
   const s = relatedSchemas(ctx.options);
-  const siteNoindex = ctx.options.noindex;
+  const related = relatedRead(ctx);
 
   router.get(
     RELATED_PATH,
-    agentRoute(ctx, pagedResult(relatedItem), async ({ req, base }) => {
-      const { id } = parseValues(s.idPath, { id: String(req.params.id) });
-      const params = parseQuery(req, withCandidateBound(s.related));
-      const resourceId = await resolveResource(ctx.db, id, 'anonymous');
-      if (resourceId === undefined) throw notFound();
-      let predicateId: number | undefined;
-      if (params.predicate !== undefined) {
-        predicateId = await resolvePredicate(ctx.db, params.predicate, 'anonymous');
-        // A noindex predicate is not public vocabulary (the schema read hides it): the same 404.
-        if (predicateId !== undefined && !(await resourceExposure(ctx.db, predicateId, siteNoindex))?.indexable) predicateId = undefined;
-        if (predicateId === undefined) throw notFound('predicate');
-      }
-      // Bound to the resolved id, so a continuation works whether the path names the resource by id or name.
-      const scope = pageScope(`related/${resourceId}`, params);
-      const window = pageWindow(ctx, params, scope, 2);
-      const candidates = await edgePage(ctx.db, {
-        resourceId,
-        direction: params.direction,
-        predicateId,
-        after: edgePosition(window.after),
-        offset: window.offset,
-        limit: window.fetch,
-        siteNoindex,
-      });
-      const page = candidates.slice(0, params.pagelen);
-      const last = page.at(-1);
-      const ic = { base, options: ctx.options, requestedLanguage: params.language };
-      const items = page.flatMap((c) =>
-        c.predicate && c.endpoint ? [{ predicate: c.predicate, resource: summaryItem(ic, c.endpoint) }] : [],
-      );
-      return {
-        kind: 'json',
-        result: pagedEnvelope(ctx, req, base, params, scope, {
-          items,
-          hasMore: candidates.length > params.pagelen,
-          lastPosition: last ? [last.predicate_id, last.endpoint_id] : undefined,
-        }),
-      };
-    }),
+    agentRoute(ctx, relatedResult, async ({ req, base }) => ({
+      kind: 'json',
+      result: await related(callFromRequest(req, base), String(req.params.id)),
+    })),
   );
   router.all(RELATED_PATH, methodNotAllowed);
 
@@ -238,6 +253,7 @@ function compatRoute(ctx: AgentContext, resultSchema: z.ZodType, handler: (req: 
       const result = resultSchema.parse(await withBudget(ctx.options.budgetMs, () => handler(req)));
       const body = Buffer.from(JSON.stringify({ status: 'ok', result }), 'utf8');
       res.status(200);
+      setNoSniff(res);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Cache-Control', COMPAT_CACHE_CONTROL);
       res.setHeader('Content-Length', String(body.length));

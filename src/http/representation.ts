@@ -1,13 +1,26 @@
 import type { Request, Response } from 'express';
 import etag from 'etag';
+import { isNotModified } from './conditional.js';
 import { HttpError } from './errors.js';
 
-/** Cache policy of content reads: always revalidate, with a strong ETag (SPEC §6). */
+/** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
-/** Cache policy of discovery documents (SPEC §4). */
+/**
+ * Cache policy of Markdown negotiated on a page URL: never stored by a shared cache, so a CDN that
+ * ignores `Vary: Accept` cannot serve it to a browser. The dedicated Markdown URL stays public.
+ */
+export const NEGOTIATED_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+/** The media type of every Markdown answer. */
+export const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8';
+/** Cache policy of discovery documents. */
 export const DISCOVERY_CACHE_CONTROL = 'no-cache';
 /** API responses are not for search engines. */
 export const API_ROBOTS = 'noindex, nofollow';
+
+/** Every plugin response declares its media type final: browsers must not sniff another one. */
+export function setNoSniff(res: Response): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
 
 export interface Representation {
   body: string | Buffer;
@@ -20,7 +33,8 @@ export interface Representation {
 
 /**
  * Sends a 200 representation with a strong ETag over its bytes; a matching `If-None-Match` gets 304
- * (GET and HEAD alike; HEAD gets the headers only). Never sets a cookie.
+ * (GET and HEAD alike; HEAD gets the headers only), whatever cache directives the request carries.
+ * Never sets a cookie.
  */
 export function sendRepresentation(req: Request, res: Response, r: Representation): void {
   const bytes = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
@@ -28,12 +42,14 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
     throw new HttpError(413, 'payload_too_large', `the response would exceed ${r.maxBytes} bytes; narrow the request`);
   }
   res.removeHeader('Set-Cookie');
+  setNoSniff(res);
   res.status(200);
   for (const [name, value] of Object.entries(r.headers ?? {})) res.setHeader(name, value);
   res.setHeader('Content-Type', r.contentType);
   res.setHeader('Cache-Control', r.cacheControl);
-  res.setHeader('ETag', etag(bytes));
-  if (req.fresh) {
+  const tag = etag(bytes);
+  res.setHeader('ETag', tag);
+  if (isNotModified(req.get('if-none-match'), tag)) {
     res.status(304).end();
     return;
   }
@@ -46,6 +62,7 @@ export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders:
   const body = Buffer.from(JSON.stringify({ status: 'error', error: error.code, message: error.message }));
   res.removeHeader('Set-Cookie');
   res.removeHeader('ETag');
+  setNoSniff(res);
   res.status(error.status);
   for (const [name, value] of Object.entries({ ...extraHeaders, ...error.headers })) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type nunjucks from 'nunjucks';
 import type { Block, Database } from '../db/schema.js';
-import type { ResolvedOptions } from '../options.js';
+import { DEFAULT_MEDIA_URL, type ResolvedOptions } from '../options.js';
 import { chooseLanguage, localize } from '../content/language.js';
 import { boundedHtmlToMarkdown } from './convert.js';
 import { RenderBudget, byteLength, resolveMarkdownLimits, truncateHtml, type MarkdownLimits } from './limits.js';
@@ -10,12 +10,14 @@ import { ResourceAccessor, lookupKey, type TemplateResource } from './resource-a
 import { categoryChains, loadVisibleResources, type ComposableResource } from '../content/composable-resources.js';
 import { blockTemplateName, contentTemplateName, isSurveyBlock, renderTemplate } from './template-selection.js';
 import { TemplateRenderError } from './template-errors.js';
+import { templateMedium } from './medium.js';
 
 export interface RenderAgentMarkdownInput {
   db: Kysely<Database>;
   /** From `createTemplateEnvironment(options.templateDirs)`, created once. */
   env: nunjucks.Environment;
-  options: Pick<ResolvedOptions, 'defaultLanguage' | 'pageUrl'>;
+  /** `mediaUrl` defaults to `DEFAULT_MEDIA_URL`. */
+  options: Pick<ResolvedOptions, 'defaultLanguage' | 'pageUrl'> & Partial<Pick<ResolvedOptions, 'mediaUrl'>>;
   id: number;
   /** The language already chosen for the resource (`chooseLanguage(...).language`). */
   language: string;
@@ -244,6 +246,7 @@ export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<
       uri: resource.uri ?? `${baseUrl}/id/${resource.id}`,
       license: text(resource.license, language),
       attribution: text(resource.attribution, language),
+      medium: resource.medium ? templateMedium(resource.id, resource.medium, options.mediaUrl ?? DEFAULT_MEDIA_URL, baseUrl) : undefined,
       rsc,
     });
     return { html, complete: body.complete && blocks.complete };
@@ -263,7 +266,7 @@ export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<
 }
 
 /**
- * The Markdown representation of a resource (SPEC §7): `renderAgentHtml`, then turndown within the
+ * The Markdown representation of a resource: `renderAgentHtml`, then turndown within the
  * limits. `undefined` when the resource is missing or not anonymous-visible; `TemplateRenderError`
  * when a template is missing or throws; legitimately empty content is `''`.
  *

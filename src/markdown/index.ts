@@ -1,4 +1,4 @@
-/** Markdown composition (SPEC §7): the public surface of `src/markdown/`. */
+/** Markdown composition: the public surface of `src/markdown/`. */
 export { createTemplateEnvironment, templateExists, templateSearchPaths, DEFAULT_TEMPLATE_PREFIX } from './template-environment.js';
 export { renderAgentHtml, renderAgentMarkdown, MAX_RENDER_PASSES } from './compose.js';
 export type { AgentHtml, AgentMarkdown, RenderAgentMarkdownInput, TemplateBlock, TemplateReference } from './compose.js';

@@ -1,5 +1,5 @@
 /**
- * The bounds every Markdown representation is produced under (SPEC §7): the size of the HTML handed
+ * The bounds every Markdown representation is produced under: the size of the HTML handed
  * to turndown, the size of the Markdown handed back, how deeply markup may nest, and a time budget.
  * They apply to site overrides exactly as to the shipped templates.
  */

@@ -1,0 +1,154 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AgentContext } from '../context.js';
+import { withBudget } from '../http/budget.js';
+import { classifyError, HttpError } from '../http/errors.js';
+import { facadeReads } from '../http/facade-routes.js';
+import { markdownRead } from '../http/markdown-route.js';
+import { PATHS, absoluteUrl } from '../http/paths.js';
+import { MCP_SERVER_VERSION, mcpDescription, serverCardName } from './server-card.js';
+import { facadeTools, toolErrorText, toolJsonSchema, type ToolSpec } from './tools.js';
+
+/** MCP's "resource not found" error code. */
+const RESOURCE_NOT_FOUND = -32002;
+/** Resources listed per `resources/list` page. */
+const RESOURCE_PAGE = 100;
+
+/** A server fault the plugin cannot classify: the client learns nothing about it. */
+const INTERNAL = JSON.stringify({ status: 'error', error: 'internal_error', message: 'the read failed' });
+
+/** What a plugin's MCP servers share: the tools and their JSON Schemas, built once. */
+export interface McpFace {
+  readonly tools: readonly ToolSpec[];
+  readonly listed: readonly Tool[];
+  /** A fresh server for one request (stateless: one server and transport per HTTP request). */
+  server(base: string): Server;
+}
+
+export function createMcpFace(ctx: AgentContext): McpFace {
+  const tools = facadeTools(ctx);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listed: Tool[] = tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: toolJsonSchema(t.input, 'input'),
+    outputSchema: toolJsonSchema(t.output, 'output'),
+    annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }));
+  const reads = facadeReads(ctx);
+  const markdown = markdownRead(ctx);
+  const max = ctx.options.maxBodyBytes;
+  const tooLarge = () => new HttpError(413, 'payload_too_large', `the response would exceed ${max} bytes; narrow the request`);
+
+  /** Runs a tool under the budget; every failure becomes a tool error (`isError`), never a protocol error. */
+  async function callTool(base: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const tool = byName.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    try {
+      const out = await withBudget(ctx.options.budgetMs, () => tool.run(base, args));
+      const json = JSON.stringify(out.structured);
+      // The bound of the HTTP routes, per part: the Markdown as its route, the JSON as its read.
+      if (Buffer.byteLength(json) > max || (out.text !== undefined && Buffer.byteLength(out.text) > max)) throw tooLarge();
+      return { content: [{ type: 'text', text: out.text ?? json }], structuredContent: out.structured };
+    } catch (error) {
+      const known = classifyError(error);
+      return { isError: true, content: [{ type: 'text', text: known ? toolErrorText(known) : INTERNAL }] };
+    }
+  }
+
+  /** `<base>/agent/resource/{id}/markdown[?language=…]` → the Markdown read, or an MCP error. */
+  async function readResource(base: string, uri: string) {
+    const prefix = `${base}/agent/resource/`;
+    const rest = uri.startsWith(prefix) ? uri.slice(prefix.length) : '';
+    const match = /^([^/?#]+)\/markdown(?:\?([^#]*))?$/.exec(rest);
+    if (!match) throw new McpError(RESOURCE_NOT_FOUND, 'resource not found', { uri });
+    let id: string;
+    try {
+      id = decodeURIComponent(match[1]!);
+    } catch {
+      throw new McpError(ErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
+    }
+    try {
+      const call = { base, path: PATHS.markdown(id), query: [...new URLSearchParams(match[2] ?? '')] };
+      const md = await withBudget(ctx.options.budgetMs, () => markdown(call, id));
+      if (Buffer.byteLength(md.body) > max) throw tooLarge();
+      return { contents: [{ uri, mimeType: 'text/markdown', text: md.body }] };
+    } catch (error) {
+      const known = classifyError(error);
+      if (known?.status === 404) throw new McpError(RESOURCE_NOT_FOUND, known.message, { uri });
+      if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
+      throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
+    }
+  }
+
+  /** `resources/list`: the public, indexable resources (the search's rule), 100 a page, by id. */
+  async function listResources(base: string, cursor: string | undefined) {
+    const query: [string, string][] = [['pagelen', String(RESOURCE_PAGE)]];
+    if (cursor !== undefined) {
+      const m = /^([0-9]{1,5})\.([A-Za-z0-9_-]{16,1024})$/.exec(cursor);
+      if (!m) throw new McpError(ErrorCode.InvalidParams, 'parameter "cursor": malformed continuation');
+      query.push(['page', m[1]!], ['cursor', m[2]!]);
+    }
+    try {
+      const result = await withBudget(ctx.options.budgetMs, () => reads.search({ base, path: PATHS.search, query }));
+      const next = result.next_url ? new URL(result.next_url).searchParams : undefined;
+      return {
+        resources: result.items.map((item) => ({
+          uri: absoluteUrl(base, PATHS.markdown(item.id)),
+          name: item.title || `resource ${item.id}`,
+          title: item.title,
+          ...(item.summary ? { description: item.summary } : {}),
+          mimeType: 'text/markdown',
+        })),
+        ...(next ? { nextCursor: `${next.get('page')}.${next.get('cursor')}` } : {}),
+      };
+    } catch (error) {
+      const known = classifyError(error);
+      if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
+      throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
+    }
+  }
+
+  return Object.freeze({
+    tools,
+    listed,
+    server(base: string): Server {
+      const server = new Server(
+        { name: serverCardName(base), version: MCP_SERVER_VERSION, title: ctx.options.siteTitle },
+        {
+          capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+          instructions:
+            `${mcpDescription(ctx.options)} Start with the search tool (or schema for categories), read a result with read_resource, ` +
+            'and cite its page_url. Every resource is also readable as Markdown through the resource template.',
+        },
+      );
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listed] }));
+      server.setRequestHandler(CallToolRequestSchema, (req) => callTool(base, req.params.name, req.params.arguments ?? {}));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+        resourceTemplates: [
+          {
+            uriTemplate: `${base}/agent/resource/{id}/markdown{?language}`,
+            name: 'resource-markdown',
+            title: 'A public resource as Markdown',
+            description: `id: a resource id or unique name; language: one of ${ctx.options.languages.join(', ')}.`,
+            mimeType: 'text/markdown',
+          },
+        ],
+      }));
+      server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(base, req.params?.cursor));
+      server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(base, req.params.uri));
+      return server;
+    },
+  });
+}

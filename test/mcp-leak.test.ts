@@ -1,0 +1,113 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { backends, type TestDatabase } from './support/backends.js';
+import { pluginApp } from './support/demo.js';
+import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
+import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
+
+const DAY = 86_400_000;
+const WINDOWS = {
+  before: [1, null],
+  inside: [-1, 1],
+  after: [-2, -1],
+  open: [-1, null],
+} as const;
+
+/** The generated states of the facade's never-leak property. */
+const state = fc.record({
+  published: fc.boolean(),
+  visibility: fc.constantFrom('public', 'members', 'private'),
+  window: fc.constantFrom(...(Object.keys(WINDOWS) as (keyof typeof WINDOWS)[])),
+  noindex: fc.boolean(),
+  category: fc.constantFrom('plain', 'noindex', 'below_noindex', 'hidden'),
+});
+
+for (const backend of backends) {
+  describe(`MCP tools never leak [${backend.name}]`, () => {
+    let content: TestDatabase;
+    let web: Listening;
+    let client: Client;
+    const cats: Record<string, number> = {};
+    before(async () => {
+      content = await backend.open();
+      await bootstrapVocabulary(content.db);
+      cats.plain = await insertCategory(content.db, { name: 'plain' });
+      cats.noindex = await insertCategory(content.db, { name: 'noindex_cat', isNoindex: true });
+      cats.below_noindex = await insertCategory(content.db, { name: 'below_noindex', parent: cats.noindex });
+      cats.hidden = await insertCategory(content.db, { name: 'hidden_cat', visibility: 'members' });
+      const { app } = await pluginApp(content.db, { mcp: true });
+      web = await listen(app);
+      client = await connectMcp(`${web.origin}/mcp`);
+    });
+    after(async () => {
+      await client?.close();
+      await web?.close();
+      await content?.close();
+    });
+
+    it('no private, unpublished, out-of-window or (for search and resources/list) noindex resource appears', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(state, { minLength: 1, maxLength: 16 }), async (states) => {
+          await sql`DELETE FROM rsc WHERE category_id IN (${sql.join(Object.values(cats))})`.execute(content.db);
+          const now = Date.now();
+          const rows: { id: number; visible: boolean; listed: boolean }[] = [];
+          for (const s of states) {
+            const [start, end] = WINDOWS[s.window];
+            const id = await insertResource(content.db, {
+              category: cats[s.category]!,
+              isPublished: s.published,
+              visibility: s.visibility,
+              publicationStart: new Date(now + start * DAY),
+              publicationEnd: end === null ? null : new Date(now + end * DAY),
+              seoNoindex: s.noindex,
+              title: { en: 'harbour item' },
+              summary: { en: 'harbour' },
+            });
+            const visible = s.published && s.visibility === 'public' && (s.window === 'inside' || s.window === 'open');
+            const indexable = !s.noindex && s.category !== 'noindex' && s.category !== 'below_noindex';
+            rows.push({ id, visible, listed: visible && indexable });
+          }
+          const ours = (ids: number[]) => ids.filter((id) => rows.some((r) => r.id === id)).sort((a, b) => a - b);
+          const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
+          for (const args of [{ pagelen: '3' }, { text: 'harbour', pagelen: '4', sort: 'newest' }, { sort: 'modified', pagelen: '100' }] as Record<string, string>[]) {
+            const tool = await walkTool(client, 'search', args);
+            assert.deepEqual(ours(tool.map((i) => i.id)), expected, JSON.stringify(args));
+            const rest = await walkRest(`${web.origin}/api/agent/search?${new URLSearchParams(args)}`);
+            assert.deepEqual(tool, rest, 'the tool and the route agree');
+          }
+          const listed: number[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await client.listResources(cursor ? { cursor } : {});
+            listed.push(...page.resources.map((r) => Number(/\/agent\/resource\/(\d+)\/markdown$/.exec(r.uri)![1])));
+            cursor = page.nextCursor;
+          } while (cursor);
+          assert.deepEqual(ours(listed), expected, 'resources/list');
+          const missing = await callError(client, 'read_resource', { id: '999999999' });
+          for (const r of rows) {
+            if (r.visible) {
+              assert.equal((await callOk(client, 'read_resource', { id: String(r.id) })).structured.id, r.id);
+              const md = await client.readResource({ uri: `${web.origin}/agent/resource/${r.id}/markdown` });
+              assert.equal(md.contents.length, 1);
+            } else {
+              // Missing, private, unpublished and out-of-window: the same "not found", byte for byte.
+              assert.equal(await callError(client, 'read_resource', { id: r.id }), missing);
+              assert.equal(await callError(client, 'related', { id: r.id }), missing);
+              await assert.rejects(client.readResource({ uri: `${web.origin}/agent/resource/${r.id}/markdown` }), /resource not found/);
+            }
+          }
+        }),
+        { numRuns: backend.name === 'pglite' ? 6 : 12 },
+      );
+    });
+
+    it('schema lists only public, indexable vocabulary', async () => {
+      const ids = (await walkTool(client, 'schema', { kind: 'category', pagelen: '2' })).map((i) => i.id);
+      assert.ok(ids.includes(cats.plain!));
+      for (const hidden of [cats.noindex, cats.below_noindex, cats.hidden]) assert.ok(!ids.includes(hidden!));
+    });
+  });
+}
