@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import { openDatabase, type ContentDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrator.js';
+import { assertContentSchema, assertNumericIds, type SchemaLocation } from './db/schema-check.js';
 import {
   createHeadLinks,
   createLinkMiddleware,
@@ -77,9 +78,16 @@ export interface AgentDiscovery {
   close(): Promise<void>;
 }
 
+/** Which kind of database the options name (for the advice of a missing-schema error). */
+function schemaLocation(database: ResolvedOptions['database']): SchemaLocation {
+  return 'url' in database ? 'url' : 'dataDir' in database ? 'dataDir' : 'memory' in database ? 'memory' : 'kysely';
+}
+
 /**
  * Creates the plugin: validates the options (a bad option throws, naming it), opens the database
- * and, with `migrate: true`, applies the migrations. Nothing is served before this resolves.
+ * and, with `migrate: true`, applies the migrations; without it, a database lacking the content
+ * schema (or holding an older one) fails here with an error naming the fix. Nothing is served
+ * before this resolves.
  *
  * ```ts
  * const agent = await createAgentDiscovery({ siteTitle: 'Example', database: { url: process.env.DATABASE_URL! } })
@@ -96,6 +104,8 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
       );
   try {
     if (options.migrate) await migrateToLatest(database.db);
+    else await assertContentSchema(database.db, schemaLocation(options.database));
+    if ('kysely' in options.database) await assertNumericIds(database.db);
   } catch (error) {
     await database.close();
     throw error;

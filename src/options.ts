@@ -40,6 +40,22 @@ export const DEFAULT_MEDIA_URL = (m: MediaUrlInput): string => `/media/attachmen
 /** Default ACL hook of the compatibility model API: everyone is anonymous. */
 export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
 
+/**
+ * Default report of an unexpected error inside a plugin route (the request answered 500
+ * `internal_error`): a process warning of type `ExpressAgentDiscoveryWarning` naming the request and
+ * the error's message (on one line, at most 500 characters). Node prints it on stderr without a stack (`--trace-warnings` adds one);
+ * `process.on('warning')` or the `onError` option take it elsewhere.
+ */
+export const DEFAULT_ON_ERROR = (error: unknown, req: Request): void => {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const message = text.replace(/\s+/g, ' ').slice(0, 500);
+  const url = (req.originalUrl ?? req.url).slice(0, 200);
+  process.emitWarning(`express-agent-discovery: ${req.method} ${url} failed: ${message}`, {
+    type: 'ExpressAgentDiscoveryWarning',
+    code: 'EAD_INTERNAL_ERROR',
+  });
+};
+
 export const DEFAULT_BUDGET_MS = 5000;
 /** How many of the newest public, indexable resources llms.txt lists. */
 export const DEFAULT_LLMS_NEWEST = 10;
@@ -131,6 +147,7 @@ export const optionsSchema = z
     callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(
       () => DEFAULT_CALLER_ACCESS,
     ),
+    onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR),
     ard: z
       .object({
         namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),

@@ -146,15 +146,23 @@ for (const backend of backends) {
       assert.equal(postNoPredicate.headers.allow, 'GET, HEAD');
     });
 
-    it('a failing access hook is the host\'s error, not an answer', async () => {
-      const failing = await relatedApp(content.db, { callerAccess: () => { throw new Error('session store down'); } });
-      let forwarded: unknown;
-      failing.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-        forwarded = error;
-        res.status(500).end();
+    it('a failing access hook is a 500 internal_error envelope, reported through onError, never the host\'s error page', async () => {
+      const reported: unknown[] = [];
+      const failing = await relatedApp(content.db, {
+        callerAccess: () => { throw new Error('session store down'); },
+        onError: (error) => { reported.push(error); },
       });
-      await request(failing).get(`/api/model/edge/get/o/${hub}/about`).expect(500);
-      assert.equal((forwarded as Error).message, 'session store down');
+      let forwarded = false;
+      failing.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        forwarded = true;
+        res.status(500).type('html').send('<pre>host page</pre>');
+      });
+      const res = await request(failing).get(`/api/model/edge/get/o/${hub}/about`).expect(500);
+      assert.deepEqual(res.body, { status: 'error', error: 'internal_error', message: res.body.message });
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.doesNotMatch(res.text, /session store down/);
+      assert.equal(forwarded, false);
+      assert.deepEqual(reported.map((e) => (e as Error).message), ['session store down']);
     });
   });
 }

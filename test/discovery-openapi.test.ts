@@ -65,7 +65,7 @@ for (const backend of backends) {
       assert.deepEqual(ok.required.sort(), ['result', 'status']);
       assert.equal(ok.properties.status.const, 'ok');
       assert.ok(ok.properties.result.properties.page_urls);
-      for (const status of ['400', '404', '503', '504']) {
+      for (const status of ['400', '404', '500', '503', '504']) {
         assert.equal(read.responses[status].content['application/json'].schema.$ref, '#/components/schemas/ErrorEnvelope', status);
       }
       assert.ok(read.responses['304']);

@@ -1,12 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import request from 'supertest';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 function assertErrorEnvelope(res: request.Response, status: number, code: string) {
   assert.equal(res.status, status, res.text);
@@ -14,32 +14,6 @@ function assertErrorEnvelope(res: request.Response, status: number, code: string
   assert.equal(res.body.error, code);
   assert.equal(res.headers['cache-control'], 'no-store');
   assert.equal(res.headers.etag, undefined);
-}
-
-/** A TCP proxy in front of PostgreSQL that the test can pull the plug on. */
-async function startProxy(target: URL): Promise<{ port: number; kill(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    port,
-    kill: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 for (const backend of backends) {
@@ -129,13 +103,13 @@ for (const backend of backends) {
 
       it('a stopped database is a 503 quickly, and the process keeps serving', async () => {
         const target = new URL(demo.url!);
-        const proxy = await startProxy(target);
+        const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
         const viaProxy = new URL(demo.url!);
         viaProxy.hostname = '127.0.0.1';
         viaProxy.port = String(proxy.port);
         const { app, agent } = await pluginApp(demo.db, { database: { url: viaProxy.toString(), poolSize: 2 } });
         assert.equal((await request(app).get('/api/agent/search')).status, 200);
-        await proxy.kill();
+        await proxy.close();
         const res = await request(app).get('/api/agent/search');
         assertErrorEnvelope(res, 503, 'unavailable');
         const again = await request(app).get(`/api/agent/resource/${DEMO.welcome}`);

@@ -37,7 +37,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
   return openPGlite('dataDir' in config ? config.dataDir : undefined);
 }
 
+/** The error is also delivered to the query in flight, if any; the client itself needs nothing more. */
+function ignoreClientError(): void {}
+
 async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
+  const lostClients = new WeakSet<pg.PoolClient>();
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize ?? 10,
@@ -50,8 +54,23 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server must not crash the host process.
-  pool.on('error', () => {});
+  // A client losing its server (a terminated backend, a reset socket) emits 'error'; without a listener
+  // Node ends the process. The pool's own listener covers idle clients only, so every client gets one
+  // for its whole life: a checked-out client's query fails with the same error (the request answers
+  // 503) and the pool discards the broken client when it is released.
+  pool.on('error', ignoreClientError);
+  pool.on('connect', (client) => {
+    client.on('error', ignoreClientError);
+    client.connection.on('errorMessage', (message: { severity?: string }) => {
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') lostClients.add(client);
+    });
+  });
+  // A terminated backend (57P01) reports FATAL and then closes the socket: a client released in
+  // between would go back to the idle list and fail the next request. Ending it on release makes the
+  // pool discard it.
+  pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
+    if (lostClients.has(client)) client.end().catch(ignoreClientError);
+  });
   const client = await pool.connect().catch(async (error: unknown) => {
     await pool.end().catch(() => {});
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);

@@ -1,9 +1,9 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { AgentContext } from '../context.js';
 import { methodNotAllowed } from '../http/agent-route.js';
 import { withBudget } from '../http/budget.js';
-import { classifyError } from '../http/errors.js';
-import { DISCOVERY_CACHE_CONTROL, sendErrorEnvelope, sendRepresentation } from '../http/representation.js';
+import { DISCOVERY_CACHE_CONTROL, sendRepresentation } from '../http/representation.js';
+import { answerRouteError } from '../http/route-errors.js';
 import { markPluginResponse } from './site-links.js';
 
 /** A discovery document as built for one request. */
@@ -20,7 +20,7 @@ export type DocumentBuilder = (input: { req: Request; base: string }) => Discove
  * `Cache-Control: no-cache`, a strong ETag with 304, the time budget, absolute URLs on the public base.
  */
 export function discoveryRoute(ctx: AgentContext, build: DocumentBuilder): RequestHandler {
-  return async function discoveryDocument(req: Request, res: Response, next: NextFunction) {
+  return async function discoveryDocument(req: Request, res: Response) {
     markPluginResponse(res);
     try {
       const base = ctx.baseUrl(req);
@@ -32,9 +32,7 @@ export function discoveryRoute(ctx: AgentContext, build: DocumentBuilder): Reque
         ...(doc.headers ? { headers: doc.headers } : {}),
       });
     } catch (error) {
-      const known = classifyError(error);
-      if (known && !res.headersSent) return sendErrorEnvelope(res, known);
-      next(error);
+      answerRouteError(ctx, req, res, error);
     }
   };
 }

@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import { preferredMediaType } from '../http/accept.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
-import { DISCOVERY_CACHE_CONTROL, sendErrorEnvelope, setNoSniff } from '../http/representation.js';
-import { classifyError } from '../http/errors.js';
+import { DISCOVERY_CACHE_CONTROL, setNoSniff } from '../http/representation.js';
+import { answerRouteError } from '../http/route-errors.js';
 import { normalizeResourceRef } from './resource-links.js';
 import { markPluginResponse } from './site-links.js';
 
@@ -33,9 +33,7 @@ export function createEntityNegotiation(ctx: AgentContext) {
       base = ctx.baseUrl(req);
     } catch (error) {
       // The plugin would answer this request: an unusable Host is its 400, not the host page.
-      const known = classifyError(error);
-      if (known) return sendErrorEnvelope(res, known);
-      return next(error);
+      return answerRouteError(ctx, req, res, error);
     }
     const url = req.originalUrl ?? req.url;
     const q = url.indexOf('?');

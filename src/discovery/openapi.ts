@@ -19,6 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found (missing, private, unpublished and out-of-window resources alike).',
   405: 'Method not allowed: only GET and HEAD.',
   413: 'The response would exceed the size bound; narrow the request.',
+  500: 'Unexpected server error (internal_error); the message carries no detail.',
   503: 'Backend unavailable or templates not ready; retry after Retry-After seconds.',
   504: 'The query exceeded its 5-second budget.',
 };
@@ -77,7 +78,8 @@ function operation(op: OperationSpec, head: boolean): JsonSchema {
     },
     304: { description: 'Not modified (If-None-Match matched the ETag).', headers: etagHeader },
   };
-  for (const status of op.errors) {
+  // Any route may meet an unexpected error: 500 is documented on every operation.
+  for (const status of [...new Set([...op.errors, 500])].sort((x, y) => x - y)) {
     responses[status] = {
       description: STATUS_TEXT[status] ?? 'Error.',
       ...(head ? {} : { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }),

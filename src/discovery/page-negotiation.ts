@@ -6,6 +6,7 @@ import { classifyError } from '../http/errors.js';
 import { markdownRepresentation } from '../http/markdown-route.js';
 import { PATHS, absoluteUrl } from '../http/paths.js';
 import { MARKDOWN_CONTENT_TYPE, NEGOTIATED_CACHE_CONTROL, sendRepresentation } from '../http/representation.js';
+import { reportUnexpected } from '../http/route-errors.js';
 import type { DocumentBuilder } from './discovery-route.js';
 import { formatAgentLink } from './link-format.js';
 import {
@@ -23,7 +24,7 @@ import {
  * Markdown URL, which is sent as `Content-Location`), the page's Link values, `private` caching and a
  * strong ETag, and resolves `true`. Otherwise it sends nothing and resolves `false`: the host serves
  * its page (private, unpublished or missing resources, a database that is down or over budget, a body
- * over `maxBodyBytes`).
+ * over `maxBodyBytes`, an unexpected error, which is reported through `onError`).
  */
 export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIfPreferred {
   return async function sendMarkdownIfPreferred(req: Request, res: Response, id: number | string, page: PageOptions = {}): Promise<boolean> {
@@ -59,8 +60,9 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
       });
       return true;
     } catch (error) {
-      if (classifyError(error) && !res.headersSent) return false;
-      throw error;
+      // The page is the host's: a failure costs the Markdown, never the page (an unexpected one is reported).
+      if (!classifyError(error)) reportUnexpected(ctx, req, error);
+      return res.headersSent;
     }
   };
 }
@@ -68,8 +70,8 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
 /**
  * Markdown on `/`: a request preferring `text/markdown` over `text/html` gets the llms.txt body as
  * `text/markdown` (`Content-Location` of `/llms.txt`, `private` caching, a strong ETag); any other
- * goes on to the host's home page. `Vary: Accept` either way. A database that is down or over budget
- * leaves the home page to the host.
+ * goes on to the host's home page. `Vary: Accept` either way. A database that is down or over budget,
+ * or an unexpected error (reported through `onError`), leaves the home page to the host.
  */
 export function createHomeNegotiation(ctx: AgentContext, llmsTxt: DocumentBuilder): RequestHandler {
   return async function negotiateHome(req: Request, res: Response, next: NextFunction) {
@@ -90,8 +92,9 @@ export function createHomeNegotiation(ctx: AgentContext, llmsTxt: DocumentBuilde
         headers: { 'Content-Location': absoluteUrl(base, PATHS.llmsTxt) },
       });
     } catch (error) {
-      if (classifyError(error) && !res.headersSent) return next();
-      next(error);
+      if (!classifyError(error)) reportUnexpected(ctx, req, error);
+      if (res.headersSent) return void res.destroy();
+      next();
     }
   };
 }

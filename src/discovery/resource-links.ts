@@ -5,6 +5,7 @@ import { resourceExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
 import { resourceRef } from '../http/parameters.js';
+import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
 import { resourceAlternates, siteLinks } from './site-links.js';
 
@@ -52,8 +53,8 @@ export function requestPageLanguage(options: ResolvedOptions, req: Request, requ
 /**
  * The links of a page: the site-level set, plus the JSON and Markdown alternates in the page's
  * language when the resource is anonymous-visible and indexable. Decided as an anonymous visitor: the
- * request's session is never consulted. A database that is down or slow costs the alternates, never
- * the page.
+ * request's session is never consulted. A database that is down or slow, or any other failure,
+ * costs the alternates, never the page.
  */
 export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, language: string): Promise<AgentLink[]> {
   let base: string;
@@ -70,7 +71,9 @@ export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, la
     const exposure = await withBudget(ctx.options.budgetMs, () => resourceExposure(ctx.db, ref, ctx.options.noindex));
     if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref, language));
   } catch (error) {
-    if (!classifyError(error)) throw error;
+    // The page is the host's: a failure here costs the alternates, never the page; an unexpected one
+    // is reported through `onError`.
+    if (!classifyError(error)) reportUnexpected(ctx, req, error);
   }
   return links;
 }

@@ -1,8 +1,9 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import { withBudget } from './budget.js';
-import { classifyError, HttpError } from './errors.js';
+import { HttpError } from './errors.js';
+import { answerRouteError } from './route-errors.js';
 import { API_ROBOTS, CONTENT_CACHE_CONTROL, sendErrorEnvelope, sendRepresentation } from './representation.js';
 
 /** What a content handler returns: a JSON `result`, or a text body of its own media type. */
@@ -19,14 +20,14 @@ export interface AgentHandlerInput {
  * Wraps a facade handler with the common HTTP rules of the facade: the time budget, the envelope, the
  * documented result schema (unknown properties are stripped, so only documented fields ever leave),
  * ETag/304, cache headers, 413 over the size bound, `X-Robots-Tag`, and errors as envelopes with
- * `no-store`. Server faults that are not classified go to the host's error handler.
+ * `no-store` (an unexpected fault is `500 internal_error`, reported through `onError`).
  */
 export function agentRoute(
   ctx: AgentContext,
   resultSchema: z.ZodType | undefined,
   handler: (input: AgentHandlerInput) => Promise<HandlerOutput>,
 ): RequestHandler {
-  return async function agentContentRoute(req: Request, res: Response, next: NextFunction) {
+  return async function agentContentRoute(req: Request, res: Response) {
     res.setHeader('X-Robots-Tag', API_ROBOTS);
     try {
       const base = ctx.baseUrl(req);
@@ -49,9 +50,7 @@ export function agentRoute(
         });
       }
     } catch (error) {
-      const known = classifyError(error);
-      if (known && !res.headersSent) return sendErrorEnvelope(res, known);
-      next(error);
+      answerRouteError(ctx, req, res, error);
     }
   };
 }

@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
+  internal_error: 500,
   unavailable: 503,
   timeout: 504,
 } as const;
@@ -31,24 +32,40 @@ export const notFound = (what = 'resource'): HttpError => new HttpError(404, 'no
 export const unavailable = (message: string): HttpError =>
   new HttpError(503, 'unavailable', message, { 'Retry-After': '5' });
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+export const internalError = (): HttpError =>
+  new HttpError(500, 'internal_error', 'the server could not build this response; the error was reported to the site operator');
+
+/** Socket-level codes of a connection that was refused, reset or lost. */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Messages of the drivers for a database that is gone, as they really occur: `pg` ("Connection
+ * terminated unexpectedly" for a killed backend, "… due to connection timeout", "Client has
+ * encountered a connection error and is not queryable", "Client was closed and is not queryable"),
+ * `pg-pool` ("timeout exceeded when trying to connect" for an exhausted pool, "Cannot use a pool after
+ * calling end on the pool"), Kysely after `destroy()` ("driver has already been destroyed") and PGlite
+ * ("PGlite is closed", "PGlite is closing").
+ */
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|^Connection terminated|is not queryable|Cannot use a pool after calling end|driver has already been destroyed|PGlite is clos(ed|ing)/i;
 
 /**
  * Maps an error thrown while building a response to the envelope error a client sees: a cancelled
- * statement is a timeout, a lost or refused connection or an exhausted pool is unavailable. Anything
- * else is a server fault and is passed on to the host's error handler.
+ * statement is a timeout; a terminated backend (57P01–57P03), a connection failure (class 08), a
+ * refused, reset or lost socket, an exhausted or closed pool and a closed embedded database are
+ * unavailable (503 with `Retry-After`). Anything else is unexpected and gets `undefined`: the routes
+ * answer it with `internal_error`.
  */
 export function classifyError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
-  const e = error as { code?: string; message?: string } | undefined;
-  if (!e || typeof e !== 'object') return undefined;
-  // 57014: query_canceled (statement_timeout); 57P01..57P03: server shutting down / cannot connect now.
-  if (e.code === '57014') return new HttpError(504, 'timeout', 'the query exceeded its time budget');
-  if (e.code && (/^57P0[1-3]$/.test(e.code) || /^08/.test(e.code) || CONNECTION_ERRORS.has(e.code))) {
+  if (!error || typeof error !== 'object') return undefined;
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code === '57014') return new HttpError(504, 'timeout', 'the query exceeded its time budget');
+  if (/^57P0[1-3]$/.test(code) || /^08/.test(code) || CONNECTION_ERRORS.has(code)) {
     return unavailable('the content database is unavailable; retry later');
   }
-  const message = e.message ?? '';
-  if (/timeout exceeded when trying to connect|Connection terminated|connection.*(closed|ended)|Client has encountered a connection error|PGlite is closed|driver has already been destroyed/i.test(message)) {
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) {
     return unavailable('the content database is unavailable; retry later');
   }
   return undefined;

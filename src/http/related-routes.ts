@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
@@ -6,7 +6,8 @@ import { edgePage, editorialEdges, resolvePredicate, resolveResource, type EdgeA
 import { summaryItem, toIso } from '../content/summaries.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
 import { withBudget } from './budget.js';
-import { badRequest, classifyError, notFound } from './errors.js';
+import { badRequest, notFound } from './errors.js';
+import { answerRouteError } from './route-errors.js';
 import type { OperationSpec } from './operations.js';
 import { resourceExposure } from '../content/visibility.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from './paging.js';
@@ -21,7 +22,7 @@ import {
   resourceRef,
   withCandidateBound,
 } from './parameters.js';
-import { API_ROBOTS, sendErrorEnvelope, setNoSniff } from './representation.js';
+import { API_ROBOTS, setNoSniff } from './representation.js';
 import { pagedResult, relatedItem } from './result-schemas.js';
 import { callFromRequest, type FacadeCall } from './facade-call.js';
 
@@ -246,7 +247,7 @@ export function mountRelated(router: Router, ctx: AgentContext): void {
  * own headers (a refreshed session cookie) are left alone.
  */
 function compatRoute(ctx: AgentContext, resultSchema: z.ZodType, handler: (req: Request) => Promise<unknown>) {
-  return async function compatEdgeRoute(req: Request, res: Response, next: NextFunction) {
+  return async function compatEdgeRoute(req: Request, res: Response) {
     res.setHeader('X-Robots-Tag', API_ROBOTS);
     try {
       const result = resultSchema.parse(await withBudget(ctx.options.budgetMs, () => handler(req)));
@@ -258,9 +259,7 @@ function compatRoute(ctx: AgentContext, resultSchema: z.ZodType, handler: (req: 
       res.setHeader('Content-Length', String(body.length));
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (error) {
-      const known = classifyError(error);
-      if (known && !res.headersSent) return sendErrorEnvelope(res, known);
-      next(error);
+      answerRouteError(ctx, req, res, error);
     }
   };
 }

@@ -6,6 +6,7 @@ import { markPluginResponse, MEDIA } from '../discovery/site-links.js';
 import { PATHS } from '../http/paths.js';
 import { classifyError } from '../http/errors.js';
 import { API_ROBOTS, setNoSniff } from '../http/representation.js';
+import { reportUnexpected } from '../http/route-errors.js';
 import { createMcpFace } from './mcp-server.js';
 import { buildServerCard } from './server-card.js';
 
@@ -17,6 +18,13 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
   setNoSniff(res);
   res.status(status).setHeader('Content-Type', 'application/json');
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** An unexpected error: reported through `onError`, answered as a JSON-RPC internal error (500). */
+function internalJsonRpcError(ctx: AgentContext, req: Request, res: Response, error: unknown): void {
+  reportUnexpected(ctx, req, error);
+  if (res.headersSent) return void res.destroy();
+  jsonRpcError(res, 500, -32603, 'Internal error');
 }
 
 /**
@@ -38,7 +46,7 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
         jsonRpcError(res, tooLarge ? 413 : 400, -32700, tooLarge ? `request body over ${MAX_REQUEST_BYTES} bytes` : 'Parse error: invalid JSON');
       });
     },
-    async function mcpEndpoint(req: Request, res: Response, next: NextFunction) {
+    async function mcpEndpoint(req: Request, res: Response) {
       let base: string;
       try {
         base = ctx.baseUrl(req);
@@ -46,7 +54,7 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
         // An unusable Host: the same 400 as every plugin route, as a JSON-RPC error.
         const known = classifyError(error);
         if (known) return jsonRpcError(res, known.status, -32600, known.message);
-        return next(error);
+        return internalJsonRpcError(ctx, req, res, error);
       }
       try {
         setNoSniff(res);
@@ -65,7 +73,7 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
         req.headers.host = new URL(base).host;
         await transport.handleRequest(req, res, req.body);
       } catch (error) {
-        next(error);
+        internalJsonRpcError(ctx, req, res, error);
       }
     },
   );

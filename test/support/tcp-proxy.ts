@@ -1,0 +1,62 @@
+import net from 'node:net';
+
+/** A TCP proxy on loopback in front of a server, whose connections a test can break. */
+export interface TcpProxy {
+  /** The loopback port the proxy listens on. */
+  readonly port: number;
+  /** Connections opened through the proxy so far. */
+  readonly accepted: number;
+  /** Tears down every proxied connection with a TCP reset on both sides; returns how many pairs. */
+  resetAll(): number;
+  /** Stops accepting and destroys every proxied connection (the server seems to be gone). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a proxy that forwards every connection to `target` byte for byte. Both halves of a pair are
+ * torn down together when either side fails or closes.
+ */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  let accepted = 0;
+  const server = net.createServer((client) => {
+    accepted++;
+    const upstream = net.connect(target.port, target.host);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.pipe(upstream).pipe(client);
+    const drop = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    get accepted() {
+      return accepted;
+    },
+    resetAll() {
+      const broken = [...pairs];
+      for (const { client, upstream } of broken) {
+        client.resetAndDestroy();
+        upstream.resetAndDestroy();
+      }
+      pairs.clear();
+      return broken.length;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { client, upstream } of pairs) {
+          client.destroy();
+          upstream.destroy();
+        }
+        pairs.clear();
+        server.close(() => resolve());
+      }),
+  };
+}
