@@ -2,27 +2,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import type { Express } from 'express';
 import { backends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
-import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
+import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
+import { insertCategory } from '../example-site/content-store.js';
 
-const DAY = 86_400_000;
-const WINDOWS = {
-  before: [1, null],
-  inside: [-1, 1],
-  after: [-2, -1],
-  open: [-1, null],
-} as const;
-
-const state = fc.record({
-  published: fc.boolean(),
-  visibility: fc.constantFrom('public', 'members', 'private'),
-  window: fc.constantFrom(...(Object.keys(WINDOWS) as (keyof typeof WINDOWS)[])),
-  noindex: fc.boolean(),
-  category: fc.constantFrom('plain', 'noindex', 'below_noindex', 'hidden'),
-});
 
 async function walkIds(app: Express, url: string): Promise<number[]> {
   const ids: number[] = [];
@@ -40,41 +25,18 @@ for (const backend of backends) {
   describe(`facade never leaks [${backend.name}]`, () => {
     let content: TestDatabase;
     let app: Express;
-    const cats: Record<string, number> = {};
+    let cats: LeakCategories;
     before(async () => {
       content = await backend.open();
-      await bootstrapVocabulary(content.db);
-      cats.plain = await insertCategory(content.db, { name: 'plain' });
-      cats.noindex = await insertCategory(content.db, { name: 'noindex_cat', isNoindex: true });
-      cats.below_noindex = await insertCategory(content.db, { name: 'below_noindex', parent: cats.noindex });
-      // A category whose own resource is private: its members may be public, the category is not vocabulary.
-      cats.hidden = await insertCategory(content.db, { name: 'hidden_cat', visibility: 'members' });
+      cats = await leakCategories(content.db);
       ({ app } = await pluginApp(content.db));
     });
     after(() => content.close());
 
     it('no private, unpublished, out-of-window or (for search and schema) noindex resource appears', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(state, { minLength: 1, maxLength: 16 }), async (states) => {
-          await sql`DELETE FROM rsc WHERE category_id IN (${sql.join(Object.values(cats))})`.execute(content.db);
-          const now = Date.now();
-          const rows: { id: number; visible: boolean; listed: boolean }[] = [];
-          for (const s of states) {
-            const [start, end] = WINDOWS[s.window];
-            const id = await insertResource(content.db, {
-              category: cats[s.category]!,
-              isPublished: s.published,
-              visibility: s.visibility,
-              publicationStart: new Date(now + start * DAY),
-              publicationEnd: end === null ? null : new Date(now + end * DAY),
-              seoNoindex: s.noindex,
-              title: { en: 'harbour item' },
-              summary: { en: 'harbour' },
-            });
-            const visible = s.published && s.visibility === 'public' && (s.window === 'inside' || s.window === 'open');
-            const indexable = !s.noindex && s.category !== 'noindex' && s.category !== 'below_noindex';
-            rows.push({ id, visible, listed: visible && indexable });
-          }
+        fc.asyncProperty(fc.array(leakState, { minLength: 1, maxLength: 16 }), async (states) => {
+          const rows = await insertLeakStates(content.db, cats, states);
           const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
           for (const q of ['pagelen=3', 'text=harbour&pagelen=4&sort=newest', 'sort=modified&pagelen=100']) {
             const got = (await walkIds(app, `/api/agent/search?${q}`)).filter((id) => rows.some((r) => r.id === id));

@@ -1,43 +1,22 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
 import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
-import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
+import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
 
-const DAY = 86_400_000;
-const WINDOWS = {
-  before: [1, null],
-  inside: [-1, 1],
-  after: [-2, -1],
-  open: [-1, null],
-} as const;
-
-/** The generated states of the facade's never-leak property. */
-const state = fc.record({
-  published: fc.boolean(),
-  visibility: fc.constantFrom('public', 'members', 'private'),
-  window: fc.constantFrom(...(Object.keys(WINDOWS) as (keyof typeof WINDOWS)[])),
-  noindex: fc.boolean(),
-  category: fc.constantFrom('plain', 'noindex', 'below_noindex', 'hidden'),
-});
 
 for (const backend of backends) {
   describe(`MCP tools never leak [${backend.name}]`, () => {
     let content: TestDatabase;
     let web: Listening;
     let client: Client;
-    const cats: Record<string, number> = {};
+    let cats: LeakCategories;
     before(async () => {
       content = await backend.open();
-      await bootstrapVocabulary(content.db);
-      cats.plain = await insertCategory(content.db, { name: 'plain' });
-      cats.noindex = await insertCategory(content.db, { name: 'noindex_cat', isNoindex: true });
-      cats.below_noindex = await insertCategory(content.db, { name: 'below_noindex', parent: cats.noindex });
-      cats.hidden = await insertCategory(content.db, { name: 'hidden_cat', visibility: 'members' });
+      cats = await leakCategories(content.db);
       const { app } = await pluginApp(content.db, { mcp: true });
       web = await listen(app);
       client = await connectMcp(`${web.origin}/mcp`);
@@ -50,26 +29,8 @@ for (const backend of backends) {
 
     it('no private, unpublished, out-of-window or (for search and resources/list) noindex resource appears', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(state, { minLength: 1, maxLength: 16 }), async (states) => {
-          await sql`DELETE FROM rsc WHERE category_id IN (${sql.join(Object.values(cats))})`.execute(content.db);
-          const now = Date.now();
-          const rows: { id: number; visible: boolean; listed: boolean }[] = [];
-          for (const s of states) {
-            const [start, end] = WINDOWS[s.window];
-            const id = await insertResource(content.db, {
-              category: cats[s.category]!,
-              isPublished: s.published,
-              visibility: s.visibility,
-              publicationStart: new Date(now + start * DAY),
-              publicationEnd: end === null ? null : new Date(now + end * DAY),
-              seoNoindex: s.noindex,
-              title: { en: 'harbour item' },
-              summary: { en: 'harbour' },
-            });
-            const visible = s.published && s.visibility === 'public' && (s.window === 'inside' || s.window === 'open');
-            const indexable = !s.noindex && s.category !== 'noindex' && s.category !== 'below_noindex';
-            rows.push({ id, visible, listed: visible && indexable });
-          }
+        fc.asyncProperty(fc.array(leakState, { minLength: 1, maxLength: 16 }), async (states) => {
+          const rows = await insertLeakStates(content.db, cats, states);
           const ours = (ids: number[]) => ids.filter((id) => rows.some((r) => r.id === id)).sort((a, b) => a - b);
           const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
           for (const args of [{ pagelen: '3' }, { text: 'harbour', pagelen: '4', sort: 'newest' }, { sort: 'modified', pagelen: '100' }] as Record<string, string>[]) {
