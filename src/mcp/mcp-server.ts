@@ -35,90 +35,104 @@ export interface McpFace {
   server(base: string): Server;
 }
 
-export function createMcpFace(ctx: AgentContext): McpFace {
-  const tools = facadeTools(ctx);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed: Tool[] = tools.map((t) => ({
+/** What the MCP requests of one plugin run on: its context, its tools by name and the facade's reads. */
+interface McpRuntime {
+  readonly ctx: AgentContext;
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  readonly reads: ReturnType<typeof facadeReads>;
+}
+
+const tooLarge = (max: number) => new HttpError(413, 'payload_too_large', `the response would exceed ${max} bytes; narrow the request`);
+
+/** A tool as `tools/list` shows it: its JSON Schemas and read-only annotations. */
+function listedTool(t: ToolSpec): Tool {
+  return {
     name: t.name,
     title: t.title,
     description: t.description,
     inputSchema: toolJsonSchema(t.input, 'input'),
     outputSchema: toolJsonSchema(t.output, 'output'),
     annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  }));
-  const reads = facadeReads(ctx);
-  const max = ctx.options.maxBodyBytes;
-  const tooLarge = () => new HttpError(413, 'payload_too_large', `the response would exceed ${max} bytes; narrow the request`);
+  };
+}
 
-  /** Runs a tool under the budget; every failure becomes a tool error (`isError`), never a protocol error. */
-  async function callTool(base: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const tool = byName.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
-    try {
-      const out = await withBudget(ctx.options.budgetMs, () => tool.run(base, args));
-      const json = JSON.stringify(out.structured);
-      // The bound of the HTTP routes, per part: the Markdown as its route, the JSON as its read.
-      if (Buffer.byteLength(json) > max || (out.text !== undefined && Buffer.byteLength(out.text) > max)) throw tooLarge();
-      return { content: [{ type: 'text', text: out.text ?? json }], structuredContent: out.structured };
-    } catch (error) {
-      const known = classifyError(error);
-      return { isError: true, content: [{ type: 'text', text: known ? toolErrorText(known) : INTERNAL }] };
-    }
+/** Runs a tool under the budget; every failure becomes a tool error (`isError`), never a protocol error. */
+async function callTool(face: McpRuntime, base: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const { ctx } = face;
+  const tool = face.tools.get(name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+  try {
+    const out = await withBudget(ctx.options.budgetMs, () => tool.run(base, args));
+    const json = JSON.stringify(out.structured);
+    // The bound of the HTTP routes, per part: the Markdown as its route, the JSON as its read.
+    const max = ctx.options.maxBodyBytes;
+    if (Buffer.byteLength(json) > max || (out.text !== undefined && Buffer.byteLength(out.text) > max)) throw tooLarge(max);
+    return { content: [{ type: 'text', text: out.text ?? json }], structuredContent: out.structured };
+  } catch (error) {
+    const known = classifyError(error);
+    return { isError: true, content: [{ type: 'text', text: known ? toolErrorText(known) : INTERNAL }] };
   }
+}
 
-  /** `<base>/agent/resource/{id}/markdown[?language=…]` (PATHS.markdown) → the Markdown read, or an MCP error. */
-  async function readResource(base: string, uri: string) {
-    const rest = uri.startsWith(base) ? uri.slice(base.length) : '';
-    const [, path, query] = /^([^?#]*)(?:\?([^#]*))?$/.exec(rest) ?? [];
-    const match = path === undefined ? undefined : PATHS.markdown.match(path);
-    if (!match) throw new McpError(RESOURCE_NOT_FOUND, 'resource not found', { uri });
-    let id: string;
-    try {
-      id = decodeURIComponent(match.id);
-    } catch {
-      throw new McpError(ErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
-    }
-    try {
-      const call = { base, path: PATHS.markdown.url({ id }), query: [...new URLSearchParams(query ?? '')] };
-      const md = await withBudget(ctx.options.budgetMs, () => reads.markdown(call, id));
-      if (Buffer.byteLength(md.body) > max) throw tooLarge();
-      return { contents: [{ uri, mimeType: 'text/markdown', text: md.body }] };
-    } catch (error) {
-      const known = classifyError(error);
-      if (known?.status === 404) throw new McpError(RESOURCE_NOT_FOUND, known.message, { uri });
-      if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
-      throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
-    }
+/** `<base>/agent/resource/{id}/markdown[?language=…]` (PATHS.markdown) → the Markdown read, or an MCP error. */
+async function readResource(face: McpRuntime, base: string, uri: string) {
+  const { ctx } = face;
+  const rest = uri.startsWith(base) ? uri.slice(base.length) : '';
+  const [, path, query] = /^([^?#]*)(?:\?([^#]*))?$/.exec(rest) ?? [];
+  const match = path === undefined ? undefined : PATHS.markdown.match(path);
+  if (!match) throw new McpError(RESOURCE_NOT_FOUND, 'resource not found', { uri });
+  let id: string;
+  try {
+    id = decodeURIComponent(match.id);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
   }
-
-  /** `resources/list`: the public, indexable resources (the search's rule), 100 a page, by id. */
-  async function listResources(base: string, cursor: string | undefined) {
-    const query: [string, string][] = [['pagelen', String(RESOURCE_PAGE)]];
-    if (cursor !== undefined) {
-      const m = /^([0-9]{1,5})\.([A-Za-z0-9_-]{16,1024})$/.exec(cursor);
-      if (!m) throw new McpError(ErrorCode.InvalidParams, 'parameter "cursor": malformed continuation');
-      query.push(['page', m[1]!], ['cursor', m[2]!]);
-    }
-    try {
-      const result = await withBudget(ctx.options.budgetMs, () => reads.search({ base, path: PATHS.search.url(), query }));
-      const next = result.next_url ? new URL(result.next_url).searchParams : undefined;
-      return {
-        resources: result.items.map((item) => ({
-          uri: absoluteUrl(base, PATHS.markdown.url({ id: item.id })),
-          name: item.title || `resource ${item.id}`,
-          title: item.title,
-          ...(item.summary ? { description: item.summary } : {}),
-          mimeType: 'text/markdown',
-        })),
-        ...(next ? { nextCursor: `${next.get('page')}.${next.get('cursor')}` } : {}),
-      };
-    } catch (error) {
-      const known = classifyError(error);
-      if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
-      throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
-    }
+  try {
+    const call = { base, path: PATHS.markdown.url({ id }), query: [...new URLSearchParams(query ?? '')] };
+    const md = await withBudget(ctx.options.budgetMs, () => face.reads.markdown(call, id));
+    if (Buffer.byteLength(md.body) > ctx.options.maxBodyBytes) throw tooLarge(ctx.options.maxBodyBytes);
+    return { contents: [{ uri, mimeType: 'text/markdown', text: md.body }] };
+  } catch (error) {
+    const known = classifyError(error);
+    if (known?.status === 404) throw new McpError(RESOURCE_NOT_FOUND, known.message, { uri });
+    if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
+    throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
   }
+}
 
+/** `resources/list`: the public, indexable resources (the search's rule), 100 a page, by id. */
+async function listResources(face: McpRuntime, base: string, cursor: string | undefined) {
+  const query: [string, string][] = [['pagelen', String(RESOURCE_PAGE)]];
+  if (cursor !== undefined) {
+    const m = /^([0-9]{1,5})\.([A-Za-z0-9_-]{16,1024})$/.exec(cursor);
+    if (!m) throw new McpError(ErrorCode.InvalidParams, 'parameter "cursor": malformed continuation');
+    query.push(['page', m[1]!], ['cursor', m[2]!]);
+  }
+  try {
+    const result = await withBudget(face.ctx.options.budgetMs, () => face.reads.search({ base, path: PATHS.search.url(), query }));
+    const next = result.next_url ? new URL(result.next_url).searchParams : undefined;
+    return {
+      resources: result.items.map((item) => ({
+        uri: absoluteUrl(base, PATHS.markdown.url({ id: item.id })),
+        name: item.title || `resource ${item.id}`,
+        title: item.title,
+        ...(item.summary ? { description: item.summary } : {}),
+        mimeType: 'text/markdown',
+      })),
+      ...(next ? { nextCursor: `${next.get('page')}.${next.get('cursor')}` } : {}),
+    };
+  } catch (error) {
+    const known = classifyError(error);
+    if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
+    throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
+  }
+}
+
+/** The tools, their listing and a server factory for one plugin. */
+export function createMcpFace(ctx: AgentContext): McpFace {
+  const tools = facadeTools(ctx);
+  const listed = tools.map(listedTool);
+  const face: McpRuntime = { ctx, tools: new Map(tools.map((t) => [t.name, t])), reads: facadeReads(ctx) };
   return Object.freeze({
     tools,
     listed,
@@ -133,7 +147,7 @@ export function createMcpFace(ctx: AgentContext): McpFace {
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listed] }));
-      server.setRequestHandler(CallToolRequestSchema, (req) => callTool(base, req.params.name, req.params.arguments ?? {}));
+      server.setRequestHandler(CallToolRequestSchema, (req) => callTool(face, base, req.params.name, req.params.arguments ?? {}));
       server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
         resourceTemplates: [
           {
@@ -145,8 +159,8 @@ export function createMcpFace(ctx: AgentContext): McpFace {
           },
         ],
       }));
-      server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(base, req.params?.cursor));
-      server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(base, req.params.uri));
+      server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(face, base, req.params?.cursor));
+      server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(face, base, req.params.uri));
       return server;
     },
   });
