@@ -45,7 +45,7 @@ export interface RenderAgentMarkdownInput {
   resource?: ComposableResource;
   /** Where resources are read from; default the anonymous reads of `db`. */
   loader?: ResourceLoader;
-  /** Converts the composed HTML (`renderAgentMarkdown`); default in process. Pass the plugin's pool. */
+  /** Converts the composed HTML (`renderAgentMarkdown`); default in process. The plugin passes its pool. */
   converter?: MarkdownConverter;
 }
 
@@ -75,11 +75,7 @@ export const MAX_RENDER_PASSES = 3;
  * ```
  */
 export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<AgentHtml | undefined> {
-  return composeAgentHtml(input, new RenderBudget(resolveMarkdownLimits(input.limits).budgetMs));
-}
-
-/** `renderAgentHtml` under a budget the caller started (the conversion that follows shares it). */
-async function composeAgentHtml(input: RenderAgentMarkdownInput, budget: RenderBudget): Promise<AgentHtml | undefined> {
+  const budget = new RenderBudget(resolveMarkdownLimits(input.limits).budgetMs);
   const loader = input.loader ?? databaseLoader(input.db);
   const resource = input.resource?.id === input.id ? input.resource : (await loader.visible([input.id]))[0];
   if (!resource) return undefined;
@@ -151,8 +147,8 @@ function composeContent(ctx: CompositionContext, resource: ComposableResource): 
 const inProcess = createMarkdownConverter({ workers: 0 });
 
 /**
- * The Markdown representation of a resource: `renderAgentHtml`, then turndown within the limits and
- * what is left of the render budget (`input.converter`, in process by default). `undefined` when the
+ * The Markdown representation of a resource: `renderAgentHtml`, then turndown within the limits
+ * (`input.converter`: in process by default, the plugin's worker pool from a route). `undefined` when the
  * resource is missing or not anonymous-visible; `TemplateRenderError` when a template is missing or
  * throws; legitimately empty content is `''`.
  *
@@ -164,10 +160,9 @@ const inProcess = createMarkdownConverter({ workers: 0 });
  */
 export async function renderAgentMarkdown(input: RenderAgentMarkdownInput): Promise<AgentMarkdown | undefined> {
   const limits = resolveMarkdownLimits(input.limits);
-  const budget = new RenderBudget(limits.budgetMs);
-  const composed = await composeAgentHtml({ ...input, limits }, budget);
+  const composed = await renderAgentHtml({ ...input, limits });
   if (!composed) return undefined;
   const converter = input.converter ?? inProcess;
-  const converted = await converter.convert(composed.html, { baseUrl: input.baseUrl, documentUrl: composed.documentUrl }, limits, budget);
+  const converted = await converter.convert(composed.html, { baseUrl: input.baseUrl, documentUrl: composed.documentUrl }, limits);
   return { markdown: converted.markdown, contentComplete: composed.contentComplete && converted.complete };
 }

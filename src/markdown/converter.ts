@@ -3,31 +3,41 @@ import Tinypool from 'tinypool';
 import { boundedHtmlToMarkdown, type ConvertOptions } from './convert.js';
 import type { ConversionTask } from './convert-worker.js';
 import type { MarkdownLimits } from './limits.js';
-import { MARKER_NONCE, markerText } from './markers.js';
-import type { RenderBudget } from './render-budget.js';
+import { MARKER_NONCE } from './markers.js';
+import { DEFAULT_BUDGET_MS } from '../options.js';
 
 export interface ConvertedMarkdown {
   markdown: string;
-  /** False when anything was cut, flattened, or the conversion ran out of budget. */
+  /** False when anything was cut or flattened. */
   complete: boolean;
 }
 
+/** A conversion in a worker still running `timeoutMs` after it was asked for: abandoned, its worker replaced. */
+export class ConversionTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`express-agent-discovery: the Markdown conversion exceeded its ${timeoutMs} ms budget`);
+    this.name = 'ConversionTimeoutError';
+  }
+}
+
 /**
- * Converts composed HTML to Markdown within the limits (`boundedHtmlToMarkdown`) and the render
- * budget: a conversion still running at the budget's deadline is abandoned (a worker is terminated
- * and replaced) and its result discarded, and the Markdown is the budget marker alone.
+ * Converts composed HTML to Markdown within the limits (`boundedHtmlToMarkdown`). In a worker, a
+ * conversion still running `timeoutMs` after it was asked for (queueing included) is abandoned: the
+ * worker is terminated and replaced, and the promise rejects with `ConversionTimeoutError`. The
+ * request that asked has answered by then (504, its own budget started earlier).
  */
 export interface MarkdownConverter {
-  convert(html: string, options: ConvertOptions, limits: MarkdownLimits, budget: RenderBudget): Promise<ConvertedMarkdown>;
+  convert(html: string, options: ConvertOptions, limits: MarkdownLimits): Promise<ConvertedMarkdown>;
   /** Stops the worker threads, if any; later conversions run in process. */
   close(): Promise<void>;
 }
 
 /**
- * HTML up to this many characters is converted on the calling thread: a worker round trip costs more
- * than converting it (measured by `bench/markdown-pool-bench.ts`), and it blocks for at most a few ms.
+ * HTML up to this many characters is converted on the calling thread: through a worker, 1 to 32 KiB of
+ * dense markup took 1.4 to 2.9 times as long (`bench/markdown-pool-bench.ts`), and 8 KiB blocks the
+ * event loop for about 13 ms even on a loaded 2-core machine (dense markup, the worst case per KiB).
  */
-export const IN_PROCESS_MAX_CHARS = 16 * 1024;
+export const IN_PROCESS_MAX_CHARS = 8 * 1024;
 
 /** The default `markdownWorkers`: one core left to the event loop, at most 4 threads. */
 export function defaultMarkdownWorkers(): number {
@@ -47,46 +57,42 @@ function workerModule(): string {
   return `data:text/javascript,${encodeURIComponent(source)}`;
 }
 
-const overBudget = (limits: MarkdownLimits): ConvertedMarkdown => ({ markdown: `[${markerText.budgetExceeded(limits.budgetMs)}]`, complete: false });
-
-function convertInProcess(html: string, options: ConvertOptions, limits: MarkdownLimits, budget: RenderBudget): ConvertedMarkdown {
-  if (budget.expired) return overBudget(limits);
-  const converted = boundedHtmlToMarkdown(html, options, limits);
-  return budget.expired ? overBudget(limits) : converted;
-}
-
 export interface MarkdownConverterOptions {
   /** Worker threads converting off the event loop; 0 converts in process. Default `defaultMarkdownWorkers()`. */
   workers?: number;
   /** Larger HTML goes to a worker. Default `IN_PROCESS_MAX_CHARS`. */
   inProcessMaxChars?: number;
+  /** How long a worker conversion may take, queueing included: the request budget (`budgetMs`). Default 5000. */
+  timeoutMs?: number;
 }
 
 /**
- * A converter of composed HTML: in process with `workers: 0`, else a pool of worker threads started
- * on the first large conversion (tinypool; idle threads do not keep the process alive).
+ * A converter of composed HTML: in process with `workers: 0` (or below `inProcessMaxChars`), else a
+ * pool of worker threads started on the first large conversion (tinypool; idle threads do not keep
+ * the process alive). An in-process conversion cannot be interrupted (as before the pool).
  *
  * ```ts
  * const converter = createMarkdownConverter({ workers: 1 })
- * await converter.convert(html, { baseUrl: 'https://example.org' }, resolveMarkdownLimits(), new RenderBudget(2000))
+ * await converter.convert(html, { baseUrl: 'https://example.org' }, resolveMarkdownLimits())
  * await converter.close()
  * ```
  */
 export function createMarkdownConverter(settings: MarkdownConverterOptions = {}): MarkdownConverter {
   const workers = settings.workers ?? defaultMarkdownWorkers();
   const inProcessMaxChars = settings.inProcessMaxChars ?? IN_PROCESS_MAX_CHARS;
+  const timeoutMs = settings.timeoutMs ?? DEFAULT_BUDGET_MS;
   let pool: Tinypool | undefined;
   let closed = workers === 0;
 
-  async function convertInWorker(html: string, options: ConvertOptions, limits: MarkdownLimits, budget: RenderBudget): Promise<ConvertedMarkdown> {
+  async function convertInWorker(html: string, options: ConvertOptions, limits: MarkdownLimits): Promise<ConvertedMarkdown> {
     pool ??= new Tinypool({ filename: workerModule(), minThreads: workers, maxThreads: workers });
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), Math.ceil(budget.remainingMs));
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     const task: ConversionTask = { html, options: { ...options, markerNonce: options.markerNonce ?? MARKER_NONCE }, limits };
     try {
       return (await pool.run(task, { signal: abort.signal })) as ConvertedMarkdown;
     } catch (error) {
-      if (abort.signal.aborted) return overBudget(limits);
+      if (abort.signal.aborted) throw new ConversionTimeoutError(timeoutMs);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -94,9 +100,9 @@ export function createMarkdownConverter(settings: MarkdownConverterOptions = {})
   }
 
   return {
-    async convert(html, options, limits, budget) {
-      if (closed || html.length <= inProcessMaxChars || budget.expired) return convertInProcess(html, options, limits, budget);
-      return convertInWorker(html, options, limits, budget);
+    async convert(html, options, limits) {
+      if (closed || html.length <= inProcessMaxChars) return boundedHtmlToMarkdown(html, options, limits);
+      return convertInWorker(html, options, limits);
     },
     async close() {
       closed = true;

@@ -1,4 +1,4 @@
-/** A deadline started once per representation: checked between template renders, and the end of its conversion. */
+/** A deadline started once per representation, checked between template renders. */
 export class RenderBudget {
   readonly #deadline: number;
   constructor(readonly budgetMs: number) {
@@ -6,9 +6,5 @@ export class RenderBudget {
   }
   get expired(): boolean {
     return performance.now() > this.#deadline;
-  }
-  /** Milliseconds left, 0 once expired. */
-  get remainingMs(): number {
-    return Math.max(0, this.#deadline - performance.now());
   }
 }
