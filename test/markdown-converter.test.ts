@@ -45,14 +45,15 @@ describe('Markdown conversion in worker threads', () => {
   });
 
   it('abandons a worker conversion past its budget: it rejects, and the replaced worker converts again', async () => {
-    const budgeted = createMarkdownConverter({ workers: 1, inProcessMaxChars: 0, timeoutMs: 3000 });
+    const budgeted = createMarkdownConverter({ workers: 1, inProcessMaxChars: 0, timeoutMs: 8000 });
     try {
-      // 8 MiB of dense markup with the bounds raised converts for 8 s or more (1 to 2.5 ms per KiB); the budget is 3 s.
-      const huge = denseHtml(8 * 1024 * 1024);
-      const generous = resolveMarkdownLimits({ maxHtmlBytes: 16 * 1024 * 1024, maxElements: 10_000_000, maxMarkdownBytes: 16 * 1024 * 1024 });
+      // 16 MiB of dense markup with the bounds raised converts for 16 s or more (1 to 2.5 ms per KiB); the budget is 8 s,
+      // time enough for the replacement worker to start and convert a small article on a loaded machine.
+      const huge = denseHtml(16 * 1024 * 1024);
+      const generous = resolveMarkdownLimits({ maxHtmlBytes: 32 * 1024 * 1024, maxElements: 10_000_000, maxMarkdownBytes: 32 * 1024 * 1024 });
       await assert.rejects(budgeted.convert(huge, { baseUrl: BASE }, generous), (error) => {
         assert.ok(error instanceof ConversionTimeoutError);
-        assert.match(error.message, /the Markdown conversion exceeded its 3000 ms budget/);
+        assert.match(error.message, /the Markdown conversion exceeded its 8000 ms budget/);
         return true;
       });
       // The stuck worker was terminated and replaced: the next conversion is whole.
