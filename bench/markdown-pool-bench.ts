@@ -172,7 +172,7 @@ async function eventLoopRows(url: string, id: number): Promise<void> {
 /** Median time of `runs` conversions, alternating the two converters so that both see the same machine. */
 async function smallArticleRows(): Promise<void> {
   const limits = resolveMarkdownLimits();
-  const pool = createMarkdownConverter({ workers: 1, inProcessMaxChars: 0 });
+  const pool = createMarkdownConverter({ workers: 1, inProcessMaxChars: 0, timeoutMs: 600_000 });
   const inProcess = createMarkdownConverter({ workers: 0 });
   const time = async (c: MarkdownConverter, html: string) => {
     const started = performance.now();
