@@ -34,8 +34,8 @@ export interface MarkdownConverter {
 
 /**
  * HTML up to this many characters is converted on the calling thread: through a worker, 1 to 32 KiB of
- * dense markup took 1.4 to 2.9 times as long (`bench/markdown-pool-bench.ts`), and 8 KiB blocks the
- * event loop for about 13 ms even on a loaded 2-core machine (dense markup, the worst case per KiB).
+ * dense markup took 1.4 to 3 times as long (`bench/markdown-pool-bench.ts`), and 8 KiB of dense markup
+ * (the worst case per KiB) blocked the event loop for 13 to 35 ms on a heavily loaded 2-core machine.
  */
 export const IN_PROCESS_MAX_CHARS = 8 * 1024;
 
