@@ -14,20 +14,12 @@ import { bootstrapVocabulary, insertCategory, insertResource } from '../example-
 import { createTemplateEnvironment } from '../src/markdown/template-environment.js';
 import { renderAgentMarkdown } from '../src/markdown/compose.js';
 import { DEFAULT_PAGE_URL } from '../src/options.js';
+import { denseHtml } from '../test/support/dense-html.js';
 
 const BASE = 'https://site.example';
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
-const SECTION = [
-  '<h2>Section heading</h2>',
-  '<p>Lorem ipsum <a href="/page/12">dolor sit amet</a>, consectetur <em>adipiscing</em> elit, sed do <strong>eiusmod</strong> tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation.</p>',
-  '<ul><li>First item with <a href="https://other.example/x">a link</a></li><li>Second item</li><li>Third item</li></ul>',
-  '<p>Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur. <img src="/media/pic.jpg" alt="picture"></p>',
-  '<table><tr><th>Name</th><th>Value</th></tr><tr><td>alpha</td><td>1</td></tr><tr><td>beta | gamma</td><td>2</td></tr></table>',
-  '<pre><code class="language-js">const answer = 42;\nconsole.log(answer);</code></pre>',
-].join('');
-
-const bodyOf = (bytes: number) => SECTION.repeat(Math.ceil(bytes / SECTION.length)).slice(0, bytes);
+const bodyOf = denseHtml;
 
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['facade', 'edges', 'markdown', 'discovery', 'mcp'];
+const ALL = ['facade', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' };
 let failed = 0;

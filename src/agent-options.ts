@@ -72,6 +72,11 @@ export interface AgentDiscoveryOptions {
   linkAllHtml?: boolean | undefined;
   /** Answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML. @default true */
   markdownHome?: boolean | undefined;
+  /**
+   * Worker threads converting composed HTML over 8 KiB to Markdown off the event loop; `0` converts in
+   * process. Stopped by `close()`. @default CPU cores − 1, from 1 to 4
+   */
+  markdownWorkers?: number | undefined;
   /** Where the content lives. Required. */
   database: DatabaseOption;
   /** Apply the migrations at start-up. @default false */

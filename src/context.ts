@@ -6,6 +6,7 @@ import type { Database } from './db/schema.js';
 import type { ResolvedOptions } from './options.js';
 import { publicBaseUrl } from './http/base-url.js';
 import { createTemplateEnvironment } from './markdown/template-environment.js';
+import { createMarkdownConverter, type MarkdownConverter } from './markdown/converter.js';
 import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
@@ -15,6 +16,8 @@ export interface AgentContext {
   readonly db: Kysely<Database>;
   /** The plugin's private Nunjucks environment: site override directories first, its own templates last. */
   readonly templates: nunjucks.Environment;
+  /** Converts composed HTML to Markdown: worker threads (`markdownWorkers`), closed with the plugin. */
+  readonly markdown: MarkdownConverter;
   /** Seals and opens the keyset continuations of `next_url`. */
   readonly continuations: ContinuationCodec;
   /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
@@ -27,6 +30,7 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     content,
     db: content.db,
     templates: createTemplateEnvironment(options.templateDirs),
+    markdown: createMarkdownConverter({ workers: options.markdownWorkers, timeoutMs: options.budgetMs }),
     continuations: createContinuationCodec(options.continuationSecret),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
   });

@@ -74,7 +74,7 @@ export interface AgentDiscovery {
   readonly database: ContentDatabase;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
   migrate(): Promise<void>;
-  /** Closes the database (the pg Pool or the embedded PGlite, unless a Kysely instance was passed in). */
+  /** Stops the Markdown worker threads and closes the database (the pg Pool or the embedded PGlite, unless a Kysely instance was passed in). */
   close(): Promise<void>;
 }
 
@@ -131,6 +131,9 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     migrate: async () => {
       await migrateToLatest(database.db);
     },
-    close: () => database.close(),
+    close: async () => {
+      await ctx.markdown.close();
+      await database.close();
+    },
   });
 }

@@ -124,6 +124,7 @@ export const optionsSchema = z
     llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST),
     linkAllHtml: z.boolean().default(false),
     markdownHome: z.boolean().default(true),
+    markdownWorkers: z.number().int().min(0).max(32).optional(),
     database: databaseOption,
     migrate: z.boolean().default(false),
     continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),

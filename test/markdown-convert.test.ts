@@ -2,14 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { boundedHtmlToMarkdown, htmlToMarkdown } from '../src/markdown/convert.js';
-import {
-  DEFAULT_MARKDOWN_LIMITS,
-  boundMarkup,
-  resolveMarkdownLimits,
-  truncateHtml,
-  truncateMarkdown,
-  utf8Prefix,
-} from '../src/markdown/limits.js';
+import { DEFAULT_MARKDOWN_LIMITS, resolveMarkdownLimits } from '../src/markdown/limits.js';
+import { boundMarkup } from '../src/markdown/bound-markup.js';
+import { truncateHtml } from '../src/markdown/truncate-html.js';
+import { truncateMarkdown } from '../src/markdown/truncate-markdown.js';
+import { utf8Prefix } from '../src/markdown/utf8.js';
 import { markerHtml } from '../src/markdown/markers.js';
 
 const BASE = 'https://site.example';

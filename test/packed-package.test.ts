@@ -75,7 +75,13 @@ async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): 
 /** The host the test runs: the README's snippet, then the README's first resource through `agent`. */
 const SMOKE_HOST = `import { agent } from './minimal-host.mjs'
 import { addFirstResource } from './first-resource.mjs'
+import { sql } from 'express-agent-discovery'
 const id = await addFirstResource(agent.database.db)
+// A long read (about 24 KiB of HTML, over the in-process threshold): its Markdown comes from the packed worker thread.
+await sql\`INSERT INTO rsc (name, category_id, is_published, visibility, publication_start, language, title, body)
+  SELECT 'long_read', category_id, is_published, visibility, publication_start, language,
+    \${JSON.stringify({ en: 'Long read' })}::jsonb, \${JSON.stringify({ en: '<p>The tug sails at <em>noon</em>.</p>'.repeat(600) })}::jsonb
+  FROM rsc WHERE id = \${id}\`.execute(agent.database.db)
 console.log(\`ready \${id} \${process.version}\`)
 `;
 
@@ -233,6 +239,9 @@ async function checkSite(base: string, id: number): Promise<void> {
   assert.equal(markdown.status, 200);
   assert.match(markdown.headers.get('content-type') ?? '', /^text\/markdown/);
   assert.match(await markdown.text(), /The ferry docks at _dawn_\./);
+  const longRead = await fetch(`${base}/agent/resource/long_read/markdown`);
+  assert.equal(longRead.status, 200);
+  assert.equal((await longRead.text()).split('The tug sails at _noon_.\n').length - 1, 600);
 
   const page = await fetch(`${base}/en/page/${id}`);
   assert.equal(page.status, 200);
@@ -290,7 +299,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
 
   it('ships compiled code for everything imported, templates, LICENSE and README; no sources or maps', () => {
     const paths = packedFiles.map((f) => f.path);
-    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'templates/_agent_content.njk', 'templates/agent_api_help.njk']) {
+    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'templates/_agent_content.njk', 'templates/agent_api_help.njk']) {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
     const unexpected = paths.filter(

@@ -23,6 +23,7 @@ export async function composeResourceContent(
       id: row.id,
       language,
       baseUrl: base,
+      converter: ctx.markdown,
       // Read under the anonymous check moments ago by the route: composition need not read it again.
       resource: toComposable({ ...row, category: row.category_name }),
     });

@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
-import { boundMarkup, truncateHtml, truncateMarkdown, type MarkdownLimits } from './limits.js';
+import type { MarkdownLimits } from './limits.js';
+import { boundMarkup } from './bound-markup.js';
+import { truncateHtml } from './truncate-html.js';
+import { truncateMarkdown } from './truncate-markdown.js';
 import { MARKER_ATTRIBUTE, MARKER_NONCE, markerText } from './markers.js';
 
 /** The few DOM members the rules below read (turndown hands them domino nodes). */
@@ -31,6 +34,8 @@ const IMAGE_PROTOCOLS = new Set(['http:', 'https:']);
 
 /** The document URL relative references resolve against, for the duration of one synchronous conversion. */
 let currentBase: URL | undefined;
+/** The nonce marker paragraphs carry, for the duration of one synchronous conversion (see `markers.ts`). */
+let currentNonce = MARKER_NONCE;
 
 /**
  * Resolves `raw` against the current document URL. `undefined` for a protocol that is not allowed
@@ -121,7 +126,7 @@ function createService(): TurndownService {
     },
   });
   service.addRule('agentMarker', {
-    filter: (node) => node.nodeName === 'P' && node.getAttribute(MARKER_ATTRIBUTE) === MARKER_NONCE,
+    filter: (node) => node.nodeName === 'P' && node.getAttribute(MARKER_ATTRIBUTE) === currentNonce,
     replacement: (_content, node) => `\n\n${((node as unknown as DomNode).textContent ?? '').replace(/\s+/g, ' ').replace(/</g, '\\<')}\n\n`,
   });
   return service;
@@ -135,6 +140,11 @@ export interface ConvertOptions {
   baseUrl: string;
   /** The URL relative references resolve against; default `<baseUrl>/`. */
   documentUrl?: string;
+  /**
+   * The nonce of the marker paragraphs in the HTML; default this thread's `MARKER_NONCE`. A worker
+   * thread converts with the nonce of the thread that composed the HTML.
+   */
+  markerNonce?: string;
 }
 
 /**
@@ -152,10 +162,12 @@ export interface ConvertOptions {
 export function htmlToMarkdown(html: string, options: ConvertOptions): string {
   shared ??= createService();
   currentBase = new URL(options.documentUrl ?? `${options.baseUrl}/`);
+  currentNonce = options.markerNonce ?? MARKER_NONCE;
   try {
     return shared.turndown(html);
   } finally {
     currentBase = undefined;
+    currentNonce = MARKER_NONCE;
   }
 }
 
