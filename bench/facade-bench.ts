@@ -18,6 +18,7 @@ import { createAgentDiscovery } from '../src/index.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
+import { keptDatabase } from './kept-database.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -29,17 +30,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const ms = (x: number) => x.toFixed(2);
-
-async function ensureDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
-  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
-  const url = new URL(SERVER);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
-}
 
 async function seed(url: string): Promise<void> {
   const content = await openDatabase({ url });
@@ -96,7 +86,7 @@ async function throughput(url: string, paths: string[]): Promise<{ rps: number; 
 }
 
 async function main(): Promise<void> {
-  const url = await ensureDatabase();
+  const url = await keptDatabase(SERVER, DB_NAME);
   await seed(url);
   const agent = await createAgentDiscovery({ siteTitle: 'Bench', database: { url, poolSize: 10 } });
   const app = express();

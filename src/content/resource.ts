@@ -1,6 +1,7 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Block, Database, LocalizedText } from '../db/schema.js';
 import { anonymousVisible } from './visibility.js';
+import { byRef, type ResourceRef } from './resource-ref.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 
 export interface ResourceRow extends SummaryRow {
@@ -23,7 +24,7 @@ export interface ResourceRow extends SummaryRow {
  * for missing, private, unpublished and out-of-window resources alike. Noindex resources are
  * readable here (direct reads allow them).
  */
-export async function readVisibleResource(db: Kysely<Database>, ref: number | string): Promise<ResourceRow | undefined> {
+export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef): Promise<ResourceRow | undefined> {
   const row = await fromResourcesWithCategory(db)
     .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select(SUMMARY_COLUMNS)
@@ -42,7 +43,7 @@ export async function readVisibleResource(db: Kysely<Database>, ref: number | st
       'm.filename as medium_filename',
     ])
     .where(anonymousVisible('r'))
-    .where(typeof ref === 'number' ? sql<SqlBool>`r.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    .where(byRef('r', ref))
     .executeTakeFirst();
   return row as ResourceRow | undefined;
 }

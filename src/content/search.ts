@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { categorySubtree, inIdSet, listable, publicCategory } from './visibility.js';
 import { epochSeconds, fromEpoch, subsecondMicros } from './keyset.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
+import { byRef, type ResourceRef } from './resource-ref.js';
 
 export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
 
@@ -90,13 +91,14 @@ export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
  * Resolves a `cat` parameter (name or id) to a category id, only when the category is public
  * vocabulary (the schema read's rule); `undefined` otherwise, exactly as for a missing category.
  */
-export async function resolveCategory(db: Kysely<Database>, ref: number | string, siteNoindex: boolean): Promise<number | undefined> {
+export async function resolveCategory(db: Kysely<Database>, ref: ResourceRef, siteNoindex: boolean): Promise<number | undefined> {
   const row = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .select('c.id')
     .where(publicCategory(siteNoindex, 'r', 'c'))
-    .where(typeof ref === 'number' ? sql<SqlBool>`c.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    // `r` is the category's own resource (r.id = c.id).
+    .where(byRef('r', ref))
     .executeTakeFirst();
   return row?.id;
 }
