@@ -41,13 +41,16 @@ async function main(): Promise<void> {
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
-  const content = await openDatabase({ url: url.toString(), poolSize: 4 });
+  // Named prepared statements as a direct connection would use them (BENCH_PREPARED=0: unnamed).
+  const prepared = process.env.BENCH_PREPARED !== '0';
+  const content = await openDatabase({ url: url.toString(), poolSize: 4, preparedStatements: prepared });
   try {
     await migrateToLatest(content.db);
     const t0 = performance.now();
     const { hub, predicates } = await seed(content.db);
     out(`seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${await count(content.db, 'rsc')} resources, ${await count(content.db, 'edge')} edges; hub ${hub} has ${await hubEdges(content.db, hub)} incoming edges over ${predicates.length} predicates`);
-    await report(content.db, url.toString(), hub);
+    out(`preparedStatements ${prepared ? 'on' : 'off'}`);
+    await report(content.db, url.toString(), hub, prepared);
   } finally {
     await content.close();
     if (!process.env.KEEP_BENCH_DB) {
@@ -135,7 +138,7 @@ async function measure(runs: number, fn: () => Promise<unknown>): Promise<Stats>
   return { p50: at(0.5), p99: at(0.99), runs };
 }
 
-async function report(db: Kysely<Database>, url: string, hub: number): Promise<void> {
+async function report(db: Kysely<Database>, url: string, hub: number, prepared: boolean): Promise<void> {
   const base: EdgeCandidateQuery & { siteNoindex: boolean } = { resourceId: hub, direction: 'in', offset: 0, limit: PAGELEN + 1, siteNoindex: false };
   const deep = await db
     .selectFrom('edge')
@@ -161,7 +164,7 @@ async function report(db: Kysely<Database>, url: string, hub: number): Promise<v
   rows.push([`SQL  OFFSET ${DEPTH.toLocaleString('en')} (same page)`, await measure(30, () => edgePage(db, { ...base, offset: DEPTH }))]);
 
   // The same through HTTP: the related route on a pg Pool, first page vs. a continuation at that depth.
-  const agent = await createAgentDiscovery({ siteTitle: 'Bench', languages: ['en', 'nl'], database: { url } });
+  const agent = await createAgentDiscovery({ siteTitle: 'Bench', languages: ['en', 'nl'], database: { url, preparedStatements: prepared } });
   const app = express();
   const router = express.Router();
   const ctx = createContext(agent.options, agent.database);

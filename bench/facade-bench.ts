@@ -88,7 +88,8 @@ async function throughput(url: string, paths: string[]): Promise<{ rps: number; 
 async function main(): Promise<void> {
   const url = await keptDatabase(SERVER, DB_NAME);
   await seed(url);
-  const agent = await createAgentDiscovery({ siteTitle: 'Bench', database: { url, poolSize: 10 } });
+  // Named prepared statements as a direct connection would use them (BENCH_PREPARED=0: unnamed).
+  const agent = await createAgentDiscovery({ siteTitle: 'Bench', database: { url, poolSize: 10, preparedStatements: process.env.BENCH_PREPARED !== '0' } });
   const app = express();
   app.use(agent.router);
   const { server, base } = await listen(app);
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
   const row = (name: string, xs: number[]) => `| ${name} | ${ms(pct(xs, 50))} | ${ms(pct(xs, 99))} |`;
   process.stdout.write(
     [
-      `\nfacade bench: ${ROWS.toLocaleString('en')} resources on PostgreSQL, sort=newest, pagelen=${PAGELEN}, page ${DEPTH_PAGE} (depth ${(DEPTH_PAGE - 1) * PAGELEN})`,
+      `\nfacade bench: ${ROWS.toLocaleString('en')} resources on PostgreSQL (preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}), sort=newest, pagelen=${PAGELEN}, page ${DEPTH_PAGE} (depth ${(DEPTH_PAGE - 1) * PAGELEN})`,
       '',
       '| request | p50 ms | p99 ms |',
       '|---|---|---|',
