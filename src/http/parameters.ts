@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { badRequest } from './errors.js';
 import { RESOURCE_REF_PATTERN, refFromText } from '../content/resource-ref.js';
+import { requestTarget } from './request-target.js';
 
 /** A route's query parameters: each value arrives as one string. */
 export type QuerySchema = z.ZodType<Record<string, unknown>, Record<string, string | undefined>> & {
@@ -18,9 +19,7 @@ export const MAX_PAGELEN = 100;
  * `req.query` (whose parser belongs to the host app).
  */
 export function rawQueryPairs(req: Request): [string, string][] {
-  const url = req.originalUrl ?? req.url;
-  const q = url.indexOf('?');
-  return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
+  return [...new URLSearchParams(requestTarget(req).query)];
 }
 
 /** C0 controls other than tab, line feed and carriage return, and DEL: never meaningful in a query. */
@@ -80,15 +79,6 @@ export const pagingShape = {
 
 /** Rejects `page × pagelen > 10000`, naming `page`. Apply to an object schema with pagingShape. */
 export function withCandidateBound<S extends z.ZodObject>(schema: S) {
-  // Built once per schema: a new zod schema per request would be compiled (its fast path) per request.
-  let bound = candidateBound.get(schema) as ReturnType<typeof boundCandidates<S>> | undefined;
-  if (!bound) candidateBound.set(schema, (bound = boundCandidates(schema)));
-  return bound;
-}
-
-const candidateBound = new WeakMap<z.ZodObject, z.ZodType>();
-
-function boundCandidates<S extends z.ZodObject>(schema: S) {
   return schema.superRefine((v: { page?: number; pagelen?: number }, ctx) => {
     if ((v.page ?? 1) * (v.pagelen ?? DEFAULT_PAGELEN) > CANDIDATE_LIMIT) {
       ctx.addIssue({ code: 'custom', path: ['page'], message: `page × pagelen must be at most ${CANDIDATE_LIMIT}` });
