@@ -126,18 +126,28 @@ interface Stats {
   runs: number;
 }
 
-async function measure(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
-  for (let i = 0; i < Math.min(10, runs); i++) await fn();
-  const times: number[] = [];
+/**
+ * Times each function `runs` times, interleaved (one call of each per turn), so a machine that
+ * slows down during the run moves every row alike.
+ */
+async function measureSideBySide(runs: number, fns: (() => Promise<unknown>)[]): Promise<Stats[]> {
+  for (let i = 0; i < Math.min(10, runs); i++) for (const fn of fns) await fn();
+  const times: number[][] = fns.map(() => []);
   for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
+    for (const [k, fn] of fns.entries()) {
+      const t = performance.now();
+      await fn();
+      times[k]!.push(performance.now() - t);
+    }
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p99: at(0.99), runs };
+  return times.map((ts) => {
+    ts.sort((a, b) => a - b);
+    const at = (q: number) => ts[Math.min(ts.length - 1, Math.floor(q * ts.length))]!;
+    return { p50: at(0.5), p99: at(0.99), runs };
+  });
 }
+
+const measure = async (runs: number, fn: () => Promise<unknown>) => (await measureSideBySide(runs, [fn]))[0]!;
 
 async function report(db: Kysely<Database>, url: string, hub: number, prepared: boolean): Promise<void> {
   const base: EdgeCandidateQuery & { siteNoindex: boolean } = { resourceId: hub, direction: 'in', offset: 0, limit: PAGELEN + 1, siteNoindex: false };
@@ -160,8 +170,9 @@ async function report(db: Kysely<Database>, url: string, hub: number, prepared: 
   }
 
   const rows: [string, Stats][] = [];
-  rows.push(['SQL  first page (edgePage)', await measure(300, () => edgePage(db, base))]);
-  rows.push([`SQL  deep page, keyset after #${DEPTH.toLocaleString('en')}`, await measure(300, () => edgePage(db, { ...base, after }))]);
+  const [firstStats, deepStats] = await measureSideBySide(300, [() => edgePage(db, base), () => edgePage(db, { ...base, after })]);
+  rows.push(['SQL  first page (edgePage)', firstStats!]);
+  rows.push([`SQL  deep page, keyset after #${DEPTH.toLocaleString('en')}`, deepStats!]);
   rows.push([`SQL  OFFSET ${DEPTH.toLocaleString('en')} (same page)`, await measure(30, () => edgePage(db, { ...base, offset: DEPTH }))]);
 
   // The same through HTTP: the related route on a pg Pool, first page vs. a continuation at that depth.
@@ -185,8 +196,9 @@ async function report(db: Kysely<Database>, url: string, hub: number, prepared: 
       if (res.status !== 200) throw new Error(`edges-bench: ${u} answered ${res.status}`);
       await res.arrayBuffer();
     };
-    rows.push(['HTTP first page', await measure(300, () => get(first))]);
-    rows.push([`HTTP continuation after #${DEPTH.toLocaleString('en')}`, await measure(300, () => get(deepUrl))]);
+    const [httpFirst, httpDeep] = await measureSideBySide(300, [() => get(first), () => get(deepUrl)]);
+    rows.push(['HTTP first page', httpFirst!]);
+    rows.push([`HTTP continuation after #${DEPTH.toLocaleString('en')}`, httpDeep!]);
     rows.push([`HTTP page ${10_000 / PAGELEN} without cursor (OFFSET ${(10_000 - PAGELEN).toLocaleString('en')}, the bound)`, await measure(100, () => get(lastLegal))]);
   } finally {
     server.close();
