@@ -42,13 +42,16 @@ async function main(): Promise<void> {
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
-  const content = await openDatabase({ url: url.toString(), poolSize: 4 });
+  // Named prepared statements as a direct connection would use them (BENCH_PREPARED=0: unnamed).
+  const prepared = process.env.BENCH_PREPARED !== '0';
+  const content = await openDatabase({ url: url.toString(), poolSize: 4, preparedStatements: prepared });
   try {
     await migrateToLatest(content.db);
     const t0 = performance.now();
     const { hub, predicates } = await seed(content.db);
     out(`seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${await count(content.db, 'rsc')} resources, ${await count(content.db, 'edge')} edges; hub ${hub} has ${await hubEdges(content.db, hub)} incoming edges over ${predicates.length} predicates`);
-    await report(content.db, url.toString(), hub);
+    out(`preparedStatements ${prepared ? 'on' : 'off'}`);
+    await report(content.db, url.toString(), hub, prepared);
   } finally {
     await content.close();
     if (!process.env.KEEP_BENCH_DB) {
@@ -123,20 +126,30 @@ interface Stats {
   runs: number;
 }
 
-async function measure(runs: number, fn: () => Promise<unknown>): Promise<Stats> {
-  for (let i = 0; i < Math.min(10, runs); i++) await fn();
-  const times: number[] = [];
+/**
+ * Times each function `runs` times, interleaved (one call of each per turn), so a machine that
+ * slows down during the run moves every row alike.
+ */
+async function measureSideBySide(runs: number, fns: (() => Promise<unknown>)[]): Promise<Stats[]> {
+  for (let i = 0; i < Math.min(10, runs); i++) for (const fn of fns) await fn();
+  const times: number[][] = fns.map(() => []);
   for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
+    for (const [k, fn] of fns.entries()) {
+      const t = performance.now();
+      await fn();
+      times[k]!.push(performance.now() - t);
+    }
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p99: at(0.99), runs };
+  return times.map((ts) => {
+    ts.sort((a, b) => a - b);
+    const at = (q: number) => ts[Math.min(ts.length - 1, Math.floor(q * ts.length))]!;
+    return { p50: at(0.5), p99: at(0.99), runs };
+  });
 }
 
-async function report(db: Kysely<Database>, url: string, hub: number): Promise<void> {
+const measure = async (runs: number, fn: () => Promise<unknown>) => (await measureSideBySide(runs, [fn]))[0]!;
+
+async function report(db: Kysely<Database>, url: string, hub: number, prepared: boolean): Promise<void> {
   const base: EdgeCandidateQuery & { siteNoindex: boolean } = { resourceId: hub, direction: 'in', offset: 0, limit: PAGELEN + 1, siteNoindex: false };
   const deep = await db
     .selectFrom('edge')
@@ -157,12 +170,13 @@ async function report(db: Kysely<Database>, url: string, hub: number): Promise<v
   }
 
   const rows: [string, Stats][] = [];
-  rows.push(['SQL  first page (edgePage)', await measure(300, () => edgePage(db, base))]);
-  rows.push([`SQL  deep page, keyset after #${DEPTH.toLocaleString('en')}`, await measure(300, () => edgePage(db, { ...base, after }))]);
+  const [firstStats, deepStats] = await measureSideBySide(300, [() => edgePage(db, base), () => edgePage(db, { ...base, after })]);
+  rows.push(['SQL  first page (edgePage)', firstStats!]);
+  rows.push([`SQL  deep page, keyset after #${DEPTH.toLocaleString('en')}`, deepStats!]);
   rows.push([`SQL  OFFSET ${DEPTH.toLocaleString('en')} (same page)`, await measure(30, () => edgePage(db, { ...base, offset: DEPTH }))]);
 
   // The same through HTTP: the related route on a pg Pool, first page vs. a continuation at that depth.
-  const agent = await createAgentDiscovery({ siteTitle: 'Bench', languages: ['en', 'nl'], database: { url } });
+  const agent = await createAgentDiscovery({ siteTitle: 'Bench', languages: ['en', 'nl'], database: { url, preparedStatements: prepared } });
   const app = express();
   const router = express.Router();
   const ctx = createContext(agent.options, agent.database);
@@ -182,8 +196,9 @@ async function report(db: Kysely<Database>, url: string, hub: number): Promise<v
       if (res.status !== 200) throw new Error(`edges-bench: ${u} answered ${res.status}`);
       await res.arrayBuffer();
     };
-    rows.push(['HTTP first page', await measure(300, () => get(first))]);
-    rows.push([`HTTP continuation after #${DEPTH.toLocaleString('en')}`, await measure(300, () => get(deepUrl))]);
+    const [httpFirst, httpDeep] = await measureSideBySide(300, [() => get(first), () => get(deepUrl)]);
+    rows.push(['HTTP first page', httpFirst!]);
+    rows.push([`HTTP continuation after #${DEPTH.toLocaleString('en')}`, httpDeep!]);
     rows.push([`HTTP page ${10_000 / PAGELEN} without cursor (OFFSET ${(10_000 - PAGELEN).toLocaleString('en')}, the bound)`, await measure(100, () => get(lastLegal))]);
   } finally {
     server.close();

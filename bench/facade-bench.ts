@@ -18,6 +18,7 @@ import { createAgentDiscovery } from '../src/index.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
+import { keptDatabase } from './kept-database.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -29,17 +30,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const ms = (x: number) => x.toFixed(2);
-
-async function ensureDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
-  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  await admin.end();
-  const url = new URL(SERVER);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
-}
 
 async function seed(url: string): Promise<void> {
   const content = await openDatabase({ url });
@@ -96,9 +86,10 @@ async function throughput(url: string, paths: string[]): Promise<{ rps: number; 
 }
 
 async function main(): Promise<void> {
-  const url = await ensureDatabase();
+  const url = await keptDatabase(SERVER, DB_NAME);
   await seed(url);
-  const agent = await createAgentDiscovery({ siteTitle: 'Bench', database: { url, poolSize: 10 } });
+  // Named prepared statements as a direct connection would use them (BENCH_PREPARED=0: unnamed).
+  const agent = await createAgentDiscovery({ siteTitle: 'Bench', database: { url, poolSize: 10, preparedStatements: process.env.BENCH_PREPARED !== '0' } });
   const app = express();
   app.use(agent.router);
   const { server, base } = await listen(app);
@@ -145,7 +136,7 @@ async function main(): Promise<void> {
   const row = (name: string, xs: number[]) => `| ${name} | ${ms(pct(xs, 50))} | ${ms(pct(xs, 99))} |`;
   process.stdout.write(
     [
-      `\nfacade bench: ${ROWS.toLocaleString('en')} resources on PostgreSQL, sort=newest, pagelen=${PAGELEN}, page ${DEPTH_PAGE} (depth ${(DEPTH_PAGE - 1) * PAGELEN})`,
+      `\nfacade bench: ${ROWS.toLocaleString('en')} resources on PostgreSQL (preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}), sort=newest, pagelen=${PAGELEN}, page ${DEPTH_PAGE} (depth ${(DEPTH_PAGE - 1) * PAGELEN})`,
       '',
       '| request | p50 ms | p99 ms |',
       '|---|---|---|',

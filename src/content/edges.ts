@@ -1,7 +1,8 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree } from './visibility.js';
 import { SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
+import { byRef, type ResourceRef } from './resource-ref.js';
 
 /** SUMMARY_COLUMNS split by table: the endpoint's own (`r.`) and its category's (`cat.`). */
 const ENDPOINT_COLUMNS = SUMMARY_COLUMNS.filter((c) => c.startsWith('r.')) as Extract<(typeof SUMMARY_COLUMNS)[number], `r.${string}`>[];
@@ -152,12 +153,6 @@ export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { s
     })
     .sort((a, b) => a.predicate_id - b.predicate_id || a.endpoint_id - b.endpoint_id);
 }
-
-/** A resource reference: its numeric id or its unique name. */
-export type ResourceRef = number | string;
-
-const byRef = (alias: string, ref: ResourceRef) =>
-  typeof ref === 'number' ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${ref}` : sql<SqlBool>`${sql.ref(`${alias}.name`)} = ${ref}`;
 
 /** Who is asking: an anonymous visitor, or a caller who may see everything. */
 export type EdgeAccess = 'anonymous' | 'all';

@@ -1,30 +1,16 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Block, Database, LocalizedText } from '../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { anonymousVisible } from './visibility.js';
-import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
-
-export interface ResourceRow extends SummaryRow {
-  body: Record<string, string>;
-  blocks: Block[];
-  props: Record<string, unknown>;
-  publication_end: Date | null;
-  created: Date;
-  license: LocalizedText | null;
-  attribution: LocalizedText | null;
-  medium_mime: string | null;
-  medium_width: number | null;
-  medium_height: number | null;
-  medium_size: number | null;
-  medium_filename: string | null;
-}
+import { byRef, type ResourceRef } from './resource-ref.js';
+import { fromResourcesWithCategory, SUMMARY_COLUMNS } from './summaries.js';
 
 /**
  * One anonymous-visible resource by id or unique name, with its category and medium; `undefined`
  * for missing, private, unpublished and out-of-window resources alike. Noindex resources are
  * readable here (direct reads allow them).
  */
-export async function readVisibleResource(db: Kysely<Database>, ref: number | string): Promise<ResourceRow | undefined> {
-  const row = await fromResourcesWithCategory(db)
+export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef) {
+  return fromResourcesWithCategory(db)
     .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select(SUMMARY_COLUMNS)
     .select([
@@ -42,7 +28,9 @@ export async function readVisibleResource(db: Kysely<Database>, ref: number | st
       'm.filename as medium_filename',
     ])
     .where(anonymousVisible('r'))
-    .where(typeof ref === 'number' ? sql<SqlBool>`r.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    .where(byRef('r', ref))
     .executeTakeFirst();
-  return row as ResourceRow | undefined;
 }
+
+/** A row of {@link readVisibleResource}, as Kysely infers it. */
+export type ResourceRow = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;

@@ -2,7 +2,8 @@ import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { categorySubtree, inIdSet, listable, publicCategory } from './visibility.js';
 import { epochSeconds, fromEpoch, subsecondMicros } from './keyset.js';
-import { fromResourcesWithCategory, SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
+import { summaryRows } from './summaries.js';
+import { byRef, type ResourceRef } from './resource-ref.js';
 
 export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
 
@@ -22,7 +23,6 @@ export interface SearchQuery {
   limit: number;
 }
 
-export type SearchRow = SummaryRow & { sort_s: number; sort_us: number };
 
 const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_start', modified: 'r.modified' } as const;
 
@@ -38,15 +38,16 @@ const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_star
  * ORDER BY r.publication_start DESC, r.id ASC LIMIT $n
  * ```
  */
-export async function searchResources(db: Kysely<Database>, q: SearchQuery): Promise<SearchRow[]> {
-  return (await searchQuery(db, q).execute()) as SearchRow[];
+export async function searchResources(db: Kysely<Database>, q: SearchQuery) {
+  return searchQuery(db, q).execute();
 }
+
+/** A row of {@link searchResources}: a summary row and its keyset position, as Kysely infers them. */
+export type SearchRow = Awaited<ReturnType<typeof searchResources>>[number];
 
 /** The query `searchResources` runs, unexecuted (for tests of its SQL and plan). */
 export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
-  let query = fromResourcesWithCategory(db)
-    .select(SUMMARY_COLUMNS)
-    .where(listable(q.siteNoindex, 'r'));
+  let query = summaryRows(db).where(listable(q.siteNoindex, 'r'));
   if (q.text !== undefined && q.text.trim() !== '') {
     query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
   }
@@ -90,13 +91,14 @@ export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
  * Resolves a `cat` parameter (name or id) to a category id, only when the category is public
  * vocabulary (the schema read's rule); `undefined` otherwise, exactly as for a missing category.
  */
-export async function resolveCategory(db: Kysely<Database>, ref: number | string, siteNoindex: boolean): Promise<number | undefined> {
+export async function resolveCategory(db: Kysely<Database>, ref: ResourceRef, siteNoindex: boolean): Promise<number | undefined> {
   const row = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .select('c.id')
     .where(publicCategory(siteNoindex, 'r', 'c'))
-    .where(typeof ref === 'number' ? sql<SqlBool>`c.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    // `r` is the category's own resource (r.id = c.id).
+    .where(byRef('r', ref))
     .executeTakeFirst();
   return row?.id;
 }

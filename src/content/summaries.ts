@@ -19,21 +19,14 @@ export const SUMMARY_COLUMNS = [
   'cat.title as category_title',
 ] as const;
 
-export interface SummaryRow {
-  id: number;
-  name: string | null;
-  uri: string | null;
-  title: Record<string, string>;
-  summary: Record<string, string>;
-  language: string[];
-  publication_start: Date;
-  modified: Date;
-  category_id: number;
-  /** Set only when the category itself is anonymous-visible; a private category stays unnamed. */
-  category_public_id: number | null;
-  category_name: string | null;
-  category_title: Record<string, string> | null;
-}
+/**
+ * A summary row as Kysely infers it from SUMMARY_COLUMNS. The `category_*` columns are set only when
+ * the category itself is anonymous-visible; a private category stays unnamed.
+ */
+export type SummaryRow = Awaited<ReturnType<ReturnType<typeof summaryRows>['executeTakeFirstOrThrow']>>;
+
+/** The summary columns selected from {@link fromResourcesWithCategory} (the query behind `SummaryRow`). */
+export const summaryRows = (db: Kysely<Database>) => fromResourcesWithCategory(db).select(SUMMARY_COLUMNS);
 
 /**
  * `rsc as r` joined to its category's resource `cat` when that category is anonymous-visible (a

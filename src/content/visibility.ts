@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { byRef, type ResourceRef } from './resource-ref.js';
 
 /**
  * The two rules every route, header and template obeys, each defined once, in SQL.
@@ -116,13 +117,13 @@ export interface Exposure {
 /** Evaluates both rules for one resource, by id or unique name, in one query. */
 export async function resourceExposure(
   db: Kysely<Database>,
-  idOrName: number | string,
+  ref: ResourceRef,
   siteNoindex: boolean,
 ): Promise<Exposure | undefined> {
   const row = await db
     .selectFrom('rsc as r')
     .select([anonymousVisible('r').as('visible'), indexable(siteNoindex, 'r').as('indexable')])
-    .where(typeof idOrName === 'number' ? sql<SqlBool>`r.id = ${idOrName}` : sql<SqlBool>`r.name = ${idOrName}`)
+    .where(byRef('r', ref))
     .executeTakeFirst();
   return row ? { visible: Boolean(row.visible), indexable: Boolean(row.indexable) } : undefined;
 }

@@ -8,29 +8,14 @@ import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory
  * category is not noindex itself or below a noindex category.
  */
 
-export interface VocabularyRow {
-  id: number;
-  name: string | null;
-  uri: string | null;
-  title: Record<string, string>;
-  summary: Record<string, string>;
-  language: string[];
-}
-
-export interface CategoryRow extends VocabularyRow {
-  parent_id: number | null;
-  parent_name: string | null;
-  parent_title: Record<string, string> | null;
-}
-
 const VOCAB_COLUMNS = ['r.id', 'r.name', 'r.uri', 'r.title', 'r.summary', 'r.language'] as const;
 
 /** Public categories ordered by id, after `afterId`, with their parent when that is public too. */
 export async function categoryPage(
   db: Kysely<Database>,
   q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
-): Promise<CategoryRow[]> {
-  const rows = await db
+) {
+  return db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .leftJoin('category as pc', 'pc.id', 'c.parent_id')
@@ -43,15 +28,17 @@ export async function categoryPage(
     .offset(q.offset)
     .limit(q.limit)
     .execute();
-  return rows as CategoryRow[];
 }
+
+/** A row of {@link categoryPage}, as Kysely infers it. */
+export type CategoryRow = Awaited<ReturnType<typeof categoryPage>>[number];
 
 /** Public predicates (resources in the `predicate` category tree) ordered by id, after `afterId`. */
 export async function predicatePage(
   db: Kysely<Database>,
   q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
-): Promise<VocabularyRow[]> {
-  const rows = await db
+) {
+  return db
     .selectFrom('rsc as r')
     .select(VOCAB_COLUMNS)
     .where(inIdSet('r.category_id', namedCategoryTree('predicate')))
@@ -62,8 +49,10 @@ export async function predicatePage(
     .offset(q.offset)
     .limit(q.limit)
     .execute();
-  return rows as VocabularyRow[];
 }
+
+/** What categories and predicates share: a row of {@link predicatePage}, as Kysely infers it. */
+export type VocabularyRow = Awaited<ReturnType<typeof predicatePage>>[number];
 
 export interface ConstraintRow {
   predicate_id: number;

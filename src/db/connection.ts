@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect, PGliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { PREPARED_STATEMENTS_DEFAULT, statementPool } from '../content/prepared-statements.js';
 
 /** Where the content lives: a PostgreSQL server, an embedded PGlite data directory, or PGlite in memory. */
 export type DatabaseConfig =
-  | { url: string; poolSize?: number; statementTimeoutMs?: number }
+  | { url: string; poolSize?: number; statementTimeoutMs?: number; preparedStatements?: boolean }
   | { dataDir: string }
   | { memory: true };
 
@@ -40,7 +41,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
 /** The error is also delivered to the query in flight, if any; the client itself needs nothing more. */
 function ignoreClientError(): void {}
 
-async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
+async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number; preparedStatements?: boolean }): Promise<ContentDatabase> {
   const lostClients = new WeakSet<pg.PoolClient>();
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -76,7 +77,7 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);
   });
   client.release();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool(pool, config.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT) }) });
   return {
     db,
     kind: 'postgres',

@@ -4,7 +4,7 @@ import type { ResolvedOptions } from '../options.js';
 import { resourceExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
-import { resourceRef } from '../http/parameters.js';
+import { parseResourceRef } from '../content/resource-ref.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
 import { resourceAlternates, siteLinks } from './site-links.js';
@@ -25,10 +25,7 @@ export interface ResourceLinksParams {
 
 /** A resource reference as the facade routes accept it (numeric id or unique name), else undefined. */
 export function normalizeResourceRef(id: unknown): number | string | undefined {
-  if (typeof id === 'number') return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-  if (typeof id !== 'string') return undefined;
-  const parsed = resourceRef.safeParse(id);
-  return parsed.success ? parsed.data : undefined;
+  return parseResourceRef(id);
 }
 
 /**

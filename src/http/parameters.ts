@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { badRequest } from './errors.js';
+import { RESOURCE_REF_PATTERN, refFromText } from '../content/resource-ref.js';
 import { requestTarget } from './request-target.js';
 
 /** A route's query parameters: each value arrives as one string. */
@@ -94,12 +95,12 @@ export function languageParam(languages: readonly string[], defaultLanguage: str
     .describe('Language to read in; falls back to the site language, then the resource\'s first language.');
 }
 
-/** A numeric id (a safe integer) or a unique name (`^[a-z][a-z0-9_]*$`): how any resource is referenced. */
+/** A numeric id or a unique name (the rule of `content/resource-ref.ts`): how any resource is referenced. */
 export function idOrName(what: string) {
   return z
     .string()
-    .regex(/^(?:[1-9][0-9]{0,14}|[a-z][a-z0-9_]{0,99})$/, `expected a numeric id or a ${what} name`)
-    .transform((v): number | string => (/^[0-9]/.test(v) ? Number(v) : v));
+    .regex(RESOURCE_REF_PATTERN, `expected a numeric id or a ${what} name`)
+    .transform(refFromText);
 }
 
 /** A resource reference in a path: a numeric id or a unique name. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isName } from '../content/resource-ref.js';
 import { escapeHtml } from '../content/display-text.js';
 
 /**
@@ -19,13 +20,13 @@ const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
 export const markerText = {
   unsupportedBlock: (type: string) =>
-    /^[a-z][a-z0-9_]*$/.test(type) && type.length <= 64
+    isName(type)
       ? `Omitted: unsupported block type "${type}"`
       : 'Omitted: block with an invalid type name',
   nestedPage: (rscId: number | undefined) =>
     `Omitted: page reference${rscId === undefined ? '' : ` to resource ${rscId}`} inside a referenced page is not expanded`,
   referencedBlock: (type: string) =>
-    /^[a-z][a-z0-9_]*$/.test(type) && type.length <= 64
+    isName(type)
       ? `Omitted: "${type}" block of a referenced page`
       : 'Omitted: block with an invalid type name in a referenced page',
   htmlTruncated: (maxBytes: number) => `Content truncated: the content exceeds the ${kib(maxBytes)} bound`,

@@ -1,4 +1,5 @@
 import type { ComposableResource } from '../content/composable-resources.js';
+import { parseResourceRef as lookupKey } from '../content/resource-ref.js';
 
 /** What `rsc(idOrName)` gives a template. Everything is empty for a resource an anonymous visitor cannot see. */
 export interface TemplateResource {
@@ -31,14 +32,8 @@ const ABSENT: TemplateResource = Object.freeze({
 /** At most this many resources are looked up per render pass; later ones read as absent. */
 export const MAX_LOOKUPS_PER_PASS = 100;
 
-const NAME = /^[a-z][a-z0-9_]*$/;
-
 /** An id or a unique name, as a lookup key; `undefined` for anything else. */
-export function lookupKey(idOrName: unknown): number | string | undefined {
-  const text = typeof idOrName === 'number' ? String(idOrName) : typeof idOrName === 'string' ? idOrName : String(idOrName ?? '');
-  if (/^[1-9][0-9]{0,15}$/.test(text)) return Number(text);
-  return NAME.test(text) && text.length <= 128 ? text : undefined;
-}
+export { lookupKey };
 
 /**
  * The custom-field accessor templates call as `rsc(idOrName)`. Nunjucks renders synchronously, so the

@@ -1,11 +1,10 @@
 import type nunjucks from 'nunjucks';
 import { templateExists } from './template-environment.js';
 import { TemplateRenderError } from './template-errors.js';
+import { isName } from '../content/resource-ref.js';
 
-/** Block type and category names that may take part in a template name; anything else is unsupported. */
-export const TEMPLATE_NAME_PART = /^[a-z][a-z0-9_]*$/;
-
-const usable = (part: string) => TEMPLATE_NAME_PART.test(part) && part.length <= 64;
+/** Block type and category names that may take part in a template name (names); anything else is unsupported. */
+const usable = isName;
 
 /** `survey_*` blocks are never rendered and never mark the content incomplete. */
 export const isSurveyBlock = (type: unknown): boolean => typeof type === 'string' && /^survey(_|$)/.test(type);

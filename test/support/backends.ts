@@ -6,6 +6,7 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 /**
  * The backends every suite runs against: embedded PGlite always, and real PostgreSQL when
  * DATABASE_URL is set. Each PostgreSQL suite gets a fresh database of its own, dropped afterwards.
+ * TEST_PREPARED_STATEMENTS=1 opens PostgreSQL with the `preparedStatements` option on.
  */
 export interface Backend {
   name: 'pglite' | 'postgres';
@@ -38,7 +39,7 @@ function postgresBackend(serverUrl: string): Backend {
       await admin.end();
       const url = new URL(serverUrl);
       url.pathname = `/${dbName}`;
-      const content = await openDatabase({ url: url.toString() });
+      const content = await openDatabase({ url: url.toString(), preparedStatements: process.env.TEST_PREPARED_STATEMENTS === '1' });
       await migrateToLatest(content.db);
       return {
         db: content.db,
