@@ -2,9 +2,10 @@
 # Scale-out on loopback: a private PostgreSQL primary, a streaming read replica of it (pg_basebackup -R),
 # PgBouncer in transaction pooling mode in front of the primary, and the facade over them:
 # test/scale-out.test.ts (every read through PgBouncer and from the replica, the budget cancelling on the
-# server, migrations refused on the standby, next_url across instances), then two example-site processes
-# with one continuationSecret, one following the other's next_url. Everything runs in a temp dir as the
-# postgres OS user (when run as root) and is torn down at exit; the system PostgreSQL is not touched.
+# server, migrations refused on the standby, next_url across instances); two instance processes with one
+# continuationSecret, one following the other's next_url; the budget's cost per read (bench/budget-cost.ts).
+# Everything runs in a temp dir as the postgres OS user (when run as root) and is torn down at exit; the
+# system PostgreSQL is not touched.
 # Usage: bench/scale-out.sh            runs every part
 #        bench/scale-out.sh CMD ARGS   runs CMD instead, with DATABASE_URL, PGBOUNCER_URL and REPLICA_URL set
 set -euo pipefail
@@ -86,4 +87,6 @@ npx tsx bench/scale-out/instance.ts walk "http://127.0.0.1:$P1" "http://127.0.0.
 echo "   $(wc -l <"$WORK/alone") items over $(( ($(wc -l <"$WORK/alone") + 24) / 25 )) pages; pages alternating between the instances give the same sequence"
 cmp "$WORK/alone" "$WORK/alternating"
 [ "$(wc -l <"$WORK/alone")" -gt 25 ]
+echo "== what the budget costs per read (bench/budget-cost.ts), direct and through PgBouncer"
+npx tsx bench/budget-cost.ts
 echo "== scale-out: all parts passed"

@@ -91,7 +91,7 @@ export interface AgentDiscovery {
  */
 export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promise<AgentDiscovery> {
   const options = resolveOptions(input);
-  const { database, migrate } = await openContent(options.database, { migrate: options.migrate });
+  const { database, migrate } = await openContent(options.database, { migrate: options.migrate, statementTimeoutMs: options.budgetMs });
   const ctx = createContext(options, database);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   return Object.freeze({

@@ -6,7 +6,7 @@ import { guardClient } from './statement-guard.js';
 
 /** Where the content lives: a PostgreSQL server, an embedded PGlite data directory, or PGlite in memory. */
 export type DatabaseConfig =
-  | { url: string; poolSize?: number }
+  | { url: string; poolSize?: number; statementTimeoutMs?: number }
   | { dataDir: string }
   | { memory: true };
 
@@ -41,7 +41,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
 /** The error is also delivered to the query in flight, if any; the client itself needs nothing more. */
 function ignoreClientError(): void {}
 
-async function openPostgres(config: { url: string; poolSize?: number }): Promise<ContentDatabase> {
+async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number }): Promise<ContentDatabase> {
   // Clients the pool must not hand out again: their backend reported FATAL, or a statement of theirs
   // was cancelled (a late CancelRequest must not reach the next request's statement).
   const lostClients = new WeakSet<pg.PoolClient>();
@@ -51,7 +51,7 @@ async function openPostgres(config: { url: string; poolSize?: number }): Promise
     max: config.poolSize ?? 10,
     connectionTimeoutMillis: 2000,
     // No statement_timeout here: pg would send it as a startup parameter, which PgBouncer refuses.
-    // The request budget cancels statements instead (guardClient).
+    // statementTimeoutMs cancels statements with a CancelRequest instead (guardClient).
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID || oid === NUMERIC_OID
@@ -69,7 +69,7 @@ async function openPostgres(config: { url: string; poolSize?: number }): Promise
     client.connection.on('errorMessage', (message: { severity?: string }) => {
       if (message.severity === 'FATAL' || message.severity === 'PANIC') discard(client);
     });
-    guardClient(client, discard);
+    if (config.statementTimeoutMs) guardClient(client, config.statementTimeoutMs, discard);
   });
   // A terminated backend (57P01) reports FATAL and then closes the socket: a client released in
   // between would go back to the idle list and fail the next request. Ending it on release makes the

@@ -31,8 +31,8 @@ const REPLICA_CATCH_UP_MS = 10_000;
  * without it, a missing or older schema fails with an error naming the fix. A host's Kysely must
  * read bigint ids as numbers.
  */
-export async function openContent(source: DatabaseSource, options: { migrate: boolean }): Promise<OpenContent> {
-  const database = await openReads(source);
+export async function openContent(source: DatabaseSource, options: { migrate: boolean; statementTimeoutMs: number }): Promise<OpenContent> {
+  const database = await openReads(source, options.statementTimeoutMs);
   const migrate = migrations(source, database);
   try {
     if (options.migrate) {
@@ -49,21 +49,29 @@ export async function openContent(source: DatabaseSource, options: { migrate: bo
   return { database, migrate };
 }
 
-function openReads(source: DatabaseSource): Promise<ContentDatabase> {
+/**
+ * The database reads use. A host's Kysely is used as it is (its pool decides on timeouts); the
+ * plugin's own pool cancels a statement still running after `statementTimeoutMs` (the request budget).
+ */
+function openReads(source: DatabaseSource, statementTimeoutMs: number): Promise<ContentDatabase> {
   if ('kysely' in source) {
     return Promise.resolve({ db: source.kysely, kind: 'postgres', pool: undefined, close: async () => {} });
   }
-  return openDatabase(readConfig(source));
+  return openDatabase(readConfig(source, statementTimeoutMs));
 }
 
-function readConfig(source: Exclude<DatabaseSource, { kysely: unknown }>): DatabaseConfig {
+function readConfig(source: Exclude<DatabaseSource, { kysely: unknown }>, statementTimeoutMs: number): DatabaseConfig {
   if (!('url' in source)) return source;
-  return { url: source.readUrl ?? source.url, ...(source.poolSize ? { poolSize: source.poolSize } : {}) };
+  return { url: source.readUrl ?? source.url, statementTimeoutMs, ...(source.poolSize ? { poolSize: source.poolSize } : {}) };
 }
 
-/** Migrations run where the reads run, except with a replica: then on a short-lived connection to the primary. */
+/**
+ * Migrations run on PostgreSQL on a short-lived connection to the primary `url` of their own (no
+ * request budget: a migration may take longer; with `readUrl` the reads are on a replica), elsewhere
+ * on the database the reads use.
+ */
 function migrations(source: DatabaseSource, reads: ContentDatabase): () => Promise<void> {
-  if (!('url' in source) || !source.readUrl) {
+  if (!('url' in source)) {
     return async () => {
       await migrateToLatest(reads.db);
     };

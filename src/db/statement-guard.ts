@@ -1,36 +1,25 @@
 import type pg from 'pg';
 import { sendCancelRequest } from './cancel-request.js';
-import { budgetSpentError, currentStatementBudget } from './statement-budget.js';
 
 type QueryCallback = (error: Error | null, result?: unknown) => void;
 
 /**
- * Makes `client` honour the request's statement budget (`runWithStatementBudget`) on every query:
- * a query asked for after the deadline fails at once with 57014; a query still running at the
- * deadline is cancelled on the server with a CancelRequest, and `cancelled(client)` is told so the
- * pool discards the client on release (a late cancel can then never reach another request's
- * statement). Outside a budget (migrations, start-up checks, a host's own queries) queries run as
- * they are. Costs one timer per statement, no round trip and no session setting, so it works
- * behind PgBouncer in transaction pooling mode.
+ * Gives every statement of `client` a time limit enforced on the server without a session setting:
+ * a statement still running after `timeoutMs` is cancelled with a CancelRequest (the server answers
+ * it with 57014, as for `statement_timeout`), and `cancelled(client)` is told so that the pool
+ * discards the client on release (a late cancel can then never reach a later statement). It costs
+ * one timer per statement: no round trip, no startup parameter, no `SET`, so it works behind
+ * PgBouncer in transaction pooling mode, which refuses `statement_timeout` as a startup parameter.
  */
-export function guardClient(client: pg.PoolClient, cancelled: (client: pg.PoolClient) => void): void {
+export function guardClient(client: pg.PoolClient, timeoutMs: number, cancelled: (client: pg.PoolClient) => void): void {
   const query = client.query as (...args: unknown[]) => unknown;
   const guarded = (...args: unknown[]): unknown => {
-    const budget = currentStatementBudget();
-    if (!budget) return query.apply(client, args);
-    const callback = typeof args.at(-1) === 'function' ? (args.at(-1) as QueryCallback) : undefined;
-    const left = budget.deadline - performance.now();
-    if (left <= 0) {
-      const error = budgetSpentError(budget.budgetMs);
-      if (!callback) return Promise.reject(error);
-      process.nextTick(callback, error);
-      return undefined;
-    }
     const timer = setTimeout(() => {
       cancelled(client);
       void sendCancelRequest(client as unknown as Parameters<typeof sendCancelRequest>[0]);
-    }, left);
+    }, timeoutMs);
     const settle = () => clearTimeout(timer);
+    const callback = typeof args.at(-1) === 'function' ? (args.at(-1) as QueryCallback) : undefined;
     if (callback) {
       args[args.length - 1] = (error: Error | null, result?: unknown) => {
         settle();
