@@ -11,10 +11,10 @@ import {
   type PageOptions,
   type ResourceLinksParams,
 } from './discovery/index.js';
-import { createAgentRouter } from './http/router.js';
+import { createAgentRouter } from './router.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
-export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess } from './options.js';
+export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
 export type {
   Database,
   Block,
