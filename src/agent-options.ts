@@ -22,8 +22,13 @@ export type CallerAccess = 'anonymous' | 'all';
 
 /** Where the content lives: PostgreSQL, an embedded PGlite (on disk or in memory), or a Kysely instance of the host. */
 export type DatabaseOption =
-  /** PostgreSQL; `poolSize` 1 to 200, default 10. */
-  | { url: string; poolSize?: number | undefined }
+  /**
+   * PostgreSQL; `poolSize` 1 to 200, default 10. `readUrl`: a streaming read replica (or a pooler in
+   * front of replicas) every read goes to; `url` (the primary) is then opened only to migrate.
+   * `preparedStatements` (default false): send reads as named prepared statements; leave it off behind
+   * PgBouncer in transaction pooling mode.
+   */
+  | { url: string; poolSize?: number | undefined; readUrl?: string | undefined; preparedStatements?: boolean | undefined }
   /** PGlite with its data in this directory. */
   | { dataDir: string }
   /** PGlite in memory (tests, demos). */

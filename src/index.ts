@@ -1,8 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
-import { openDatabase, type ContentDatabase } from './db/connection.js';
-import { migrateToLatest } from './db/migrator.js';
-import { assertContentSchema, assertNumericIds, type SchemaLocation } from './db/schema-check.js';
+import type { ContentDatabase } from './db/connection.js';
+import { openContent } from './db/open.js';
 import {
   createHeadLinks,
   createLinkMiddleware,
@@ -78,11 +77,6 @@ export interface AgentDiscovery {
   close(): Promise<void>;
 }
 
-/** Which kind of database the options name (for the advice of a missing-schema error). */
-function schemaLocation(database: ResolvedOptions['database']): SchemaLocation {
-  return 'url' in database ? 'url' : 'dataDir' in database ? 'dataDir' : 'memory' in database ? 'memory' : 'kysely';
-}
-
 /**
  * Creates the plugin: validates the options (a bad option throws, naming it), opens the database
  * and, with `migrate: true`, applies the migrations; without it, a database lacking the content
@@ -97,19 +91,7 @@ function schemaLocation(database: ResolvedOptions['database']): SchemaLocation {
  */
 export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promise<AgentDiscovery> {
   const options = resolveOptions(input);
-  const database = 'kysely' in options.database
-    ? { db: options.database.kysely, kind: 'postgres' as const, pool: undefined, close: async () => {} }
-    : await openDatabase(
-        'url' in options.database ? { ...options.database, statementTimeoutMs: options.budgetMs } : options.database,
-      );
-  try {
-    if (options.migrate) await migrateToLatest(database.db);
-    else await assertContentSchema(database.db, schemaLocation(options.database));
-    if ('kysely' in options.database) await assertNumericIds(database.db);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
+  const { database, migrate } = await openContent(options.database, { migrate: options.migrate, statementTimeoutMs: options.budgetMs });
   const ctx = createContext(options, database);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   return Object.freeze({
@@ -128,9 +110,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     },
     options,
     database,
-    migrate: async () => {
-      await migrateToLatest(database.db);
-    },
+    migrate,
     close: async () => {
       await ctx.markdown.close();
       await database.close();

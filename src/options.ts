@@ -64,7 +64,7 @@ const kyselyInstance = z.custom<Kysely<Database>>(
 );
 
 const databaseOption = z.union([
-  z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'), poolSize: z.number().int().min(1).max(200).optional(), preparedStatements: z.boolean().optional() }).strict(),
+  z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'), poolSize: z.number().int().min(1).max(200).optional(), preparedStatements: z.boolean().optional(), readUrl: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional() }).strict(),
   z.object({ dataDir: z.string().min(1) }).strict(),
   z.object({ memory: z.literal(true) }).strict(),
   z.object({ kysely: kyselyInstance }).strict(),

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, PGliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { PREPARED_STATEMENTS_DEFAULT, statementPool } from '../content/prepared-statements.js';
+import { guardClient } from './statement-guard.js';
 
 /** Where the content lives: a PostgreSQL server, an embedded PGlite data directory, or PGlite in memory. */
 export type DatabaseConfig =
@@ -42,12 +43,16 @@ export async function openDatabase(config: DatabaseConfig): Promise<ContentDatab
 function ignoreClientError(): void {}
 
 async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number; preparedStatements?: boolean }): Promise<ContentDatabase> {
+  // Clients the pool must not hand out again: their backend reported FATAL, or a statement of theirs
+  // was cancelled (a late CancelRequest must not reach the next request's statement).
   const lostClients = new WeakSet<pg.PoolClient>();
+  const discard = (client: pg.PoolClient) => lostClients.add(client);
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize ?? 10,
     connectionTimeoutMillis: 2000,
-    ...(config.statementTimeoutMs ? { statement_timeout: config.statementTimeoutMs } : {}),
+    // No statement_timeout here: pg would send it as a startup parameter, which PgBouncer refuses.
+    // statementTimeoutMs cancels statements with a CancelRequest instead (guardClient).
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID || oid === NUMERIC_OID
@@ -63,12 +68,13 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
   pool.on('connect', (client) => {
     client.on('error', ignoreClientError);
     client.connection.on('errorMessage', (message: { severity?: string }) => {
-      if (message.severity === 'FATAL' || message.severity === 'PANIC') lostClients.add(client);
+      if (message.severity === 'FATAL' || message.severity === 'PANIC') discard(client);
     });
+    if (config.statementTimeoutMs) guardClient(client, config.statementTimeoutMs, discard);
   });
   // A terminated backend (57P01) reports FATAL and then closes the socket: a client released in
   // between would go back to the idle list and fail the next request. Ending it on release makes the
-  // pool discard it.
+  // pool discard it; the same for a client whose statement was cancelled.
   pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
     if (lostClients.has(client)) client.end().catch(ignoreClientError);
   });
