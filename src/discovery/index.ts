@@ -14,6 +14,7 @@ import { buildOpenApi } from './openapi.js';
 import { createHomeNegotiation } from './page-negotiation.js';
 import { exampleSearchWord, newestResources, publicTopCategories } from './site-content.js';
 import { MEDIA } from './site-links.js';
+import { effectiveOptions, settingsKey } from '../settings/effective-settings.js';
 
 export { createLinkMiddleware } from './link-middleware.js';
 export { createSetResourceHeaders, createResourceLinks, type PageOptions, type ResourceLinksParams } from './resource-links.js';
@@ -53,8 +54,9 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
   const searchText = facadeSchemas(options).search.shape.text;
   const acceptsSearchText = (text: string): boolean => searchText.safeParse(text).success;
 
-  mountDocument(router, ctx, PATHS.openapi, ({ base }) => {
-    const body = cachedPerBase(openapiByBase, base, () => {
+  mountDocument(router, ctx, PATHS.openapi, async ({ base }) => {
+    const options = await effectiveOptions(ctx);
+    const body = cachedPerBase(openapiByBase, `${base} ${settingsKey(options)}`, () => {
       const site = {
         title: options.siteTitle,
         base,
@@ -73,6 +75,7 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
   }));
 
   const llmsTxt: DocumentBuilder = async ({ base }) => {
+    const options = await effectiveOptions(ctx);
     const categories = await publicTopCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
     const newest = await newestResources(ctx.db, options, options.llmsNewest);
     const body = buildLlmsTxt({
@@ -90,14 +93,15 @@ export function mountDiscovery(router: Router, ctx: AgentContext, operations: ()
   mountDocument(router, ctx, PATHS.llmsTxt, llmsTxt);
   if (options.markdownHome) router.get('/', createHomeNegotiation(ctx, llmsTxt));
 
-  const ard = ({ base }: { base: string }) => ({ body: JSON.stringify(buildArdManifest(options, base, mountedAt)), contentType: MEDIA.ard });
+  const ard = async ({ base }: { base: string }) => ({ body: JSON.stringify(buildArdManifest(await effectiveOptions(ctx), base, mountedAt)), contentType: MEDIA.ard });
   mountDocument(router, ctx, PATHS.ard, ard);
   // The same manifest where ARD v0.9 resolvers (and v0.91 ones, as a fallback) look for it.
   mountDocument(router, ctx, PATHS.aiCatalog, ard);
 
   mountDocument(router, ctx, PATHS.apiHelp, async ({ base }) => {
+    const options = await effectiveOptions(ctx);
     const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage, acceptsSearchText);
-    const discovery = cachedPerBase(helpByBase, base, () => discoveryVariable(options, base, operations(), undefined));
+    const discovery = cachedPerBase(helpByBase, `${base} ${settingsKey(options)}`, () => discoveryVariable(options, base, operations(), undefined));
     const search = word ? absoluteUrl(base, PATHS.search, { text: word, pagelen: 5 }) : null;
     return { body: renderApiHelp(templates, { ...discovery, examples: { ...discovery.examples, search } }), contentType: MEDIA.html };
   });

@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { effectiveSettings } from '../settings/effective-settings.js';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import { agentRoute, methodNotAllowed } from './agent-route.js';
@@ -56,7 +57,6 @@ export function apiRootOperations(): OperationSpec[] {
 export function mountApiRoot(router: Router, ctx: AgentContext, operations: () => OperationSpec[]): void {
   let listed: z.output<typeof apiRootResult>['operations'] | undefined;
   const list = () => (listed ??= operations().map((op) => ({ method: 'GET' as const, path: op.path, summary: op.summary })));
-  const api = describeApi({ title: ctx.options.siteTitle, description: ctx.options.description });
 
   router.get(
     PATHS.apiRoot,
@@ -65,7 +65,7 @@ export function mountApiRoot(router: Router, ctx: AgentContext, operations: () =
       return {
         kind: 'json',
         result: {
-          ...api,
+          ...describeApi({ title: ctx.options.siteTitle, description: (await effectiveSettings(ctx)).description }),
           openapi_url: absoluteUrl(base, PATHS.openapi),
           api_help_url: absoluteUrl(base, PATHS.apiHelp),
           operations: list(),

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { effectiveSettings } from '../settings/effective-settings.js';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
@@ -130,9 +131,9 @@ function itemContext(ctx: AgentContext, base: string, language: string): ItemCon
  */
 export function facadeReads(ctx: AgentContext) {
   const s = facadeSchemas(ctx.options);
-  const siteNoindex = ctx.options.noindex;
   return {
     async search(call: FacadeCall) {
+      const { noindex: siteNoindex } = await effectiveSettings(ctx);
       const params = parsePairs(call.query, withCandidateBound(s.search));
       let publishedFrom: Date | undefined;
       let publishedUntil: Date | undefined;
@@ -182,6 +183,7 @@ export function facadeReads(ctx: AgentContext) {
     },
 
     async schema(call: FacadeCall) {
+      const { noindex: siteNoindex } = await effectiveSettings(ctx);
       const params = parsePairs(call.query, withCandidateBound(s.schema));
       const base = call.base;
       const scope = pageScope(PATHS.schema, params);

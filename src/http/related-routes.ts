@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { effectiveSettings } from '../settings/effective-settings.js';
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
@@ -150,8 +151,8 @@ export const relatedResult = pagedResult(relatedItem);
  */
 export function relatedRead(ctx: AgentContext) {
   const s = relatedSchemas(ctx.options);
-  const siteNoindex = ctx.options.noindex;
   return async function related(call: FacadeCall, rawId: string) {
+    const { noindex: siteNoindex } = await effectiveSettings(ctx);
     const { id } = parseValues(s.idPath, { id: rawId });
     const params = parsePairs(call.query, withCandidateBound(s.related));
     const resourceId = await resolveResource(ctx.db, id, 'anonymous');
