@@ -1,6 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Kysely } from 'kysely';
-import type nunjucks from 'nunjucks';
 import { localize, type Database } from '../src/index.js';
 import { csrfToken, isAdmin, validCsrf, type SessionConfig } from './session.js';
 
@@ -13,7 +12,6 @@ export function createResourceAdmin(o: {
   db: Kysely<Database>;
   session: SessionConfig;
   languages: readonly string[];
-  views: nunjucks.Environment;
   render: (req: Request, res: Response, view: string, vars: Record<string, unknown>) => Promise<void>;
 }): Router {
   const router = express.Router();

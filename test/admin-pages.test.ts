@@ -29,6 +29,9 @@ async function formSession(base: string, admin: string, path: string): Promise<{
   return { cookie: `${admin}; ${set.split(';')[0]}`, token };
 }
 
+/** A JSON response body, as tests read it. */
+const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
+
 const post = (base: string, path: string, cookie: string, fields: Record<string, string>) =>
   fetch(`${base}${path}`, {
     method: 'POST',
@@ -94,7 +97,7 @@ for (const backend of backends) {
       for (const path of ['/llms.txt', '/api-help', '/openapi.json', '/.well-known/api-catalog', '/.well-known/ard.json', '/api/agent']) {
         assert.match(html, new RegExp(`>${path.replace(/\./g, '\\.')}</a></td><td class="ok">OK: 200<`), path);
       }
-      const search = await (await fetch(`${base}/api/agent/search?sort=newest&pagelen=10`)).json();
+      const search = await getJson(`${base}/api/agent/search?sort=newest&pagelen=10`);
       const first = search.result.items[0];
       assert.ok(html.includes(`>${first.title}</a>`), 'the newest resource as search lists it');
       assert.ok(!html.includes('SECRET'), 'nothing private is listed');
@@ -203,20 +206,20 @@ for (const backend of backends) {
       assert.ok(llms.includes(notes));
       assert.ok(!llms.includes('sitemap.xml'), 'the sitemap is unset at run time');
       assert.ok((await (await fetch(`${base}/api-help`)).text()).includes(description));
-      assert.ok((await (await fetch(`${base}/.well-known/ard.json`)).json()).entries[0].description.startsWith(description));
-      assert.ok((await (await fetch(`${base}/openapi.json`)).json()).info.description.includes(description));
-      assert.ok((await (await fetch(`${base}/api/agent`)).json()).result.description.startsWith(description));
+      assert.ok((await getJson(`${base}/.well-known/ard.json`)).entries[0].description.startsWith(description));
+      assert.ok((await getJson(`${base}/openapi.json`)).info.description.includes(description));
+      assert.ok((await getJson(`${base}/api/agent`)).result.description.startsWith(description));
       const page = await fetch(`${base}/admin/agent/settings?saved=1`, { headers: { cookie } });
       assert.match(await page.text(), /Settings saved/);
 
       // Site noindex at run time: nothing listed or advertised, direct reads still work.
       const noindex = await post(base, '/admin/agent/settings', cookie, settingsFields(token, { noindex: 'yes' }));
       assert.equal(noindex.status, 303);
-      const search = await (await fetch(`${base}/api/agent/search`)).json();
+      const search = await getJson(`${base}/api/agent/search`);
       assert.deepEqual(search.result.items, []);
       const llms2 = await (await fetch(`${base}/llms.txt`)).text();
       assert.ok(!/\/agent\/resource\/\d+\/markdown/.test(llms2), 'no newest resources');
-      const welcome = (await (await fetch(`${base}/api/agent/resource/${DEMO.welcome}`)).json()).result;
+      const welcome = (await getJson(`${base}/api/agent/resource/${DEMO.welcome}`)).result;
       const pageRes = await fetch(`${base}/en/page/${welcome.id}`);
       assert.ok(!/rel="alternate"/.test(pageRes.headers.get('link') ?? ''));
       assert.ok(!(await (await fetch(`${base}/sitemap.xml`)).text()).includes('/page/'));
@@ -226,7 +229,23 @@ for (const backend of backends) {
       // Back to the options.
       assert.equal((await post(base, '/admin/agent/settings', cookie, settingsFields(token))).status, 303);
       assert.match(await (await fetch(`${base}/llms.txt`)).text(), /^> Articles, guides and photographs/m);
-      assert.ok((await (await fetch(`${base}/api/agent/search`)).json()).result.items.length > 0);
+      assert.ok((await getJson(`${base}/api/agent/search`)).result.items.length > 0);
+    });
+
+    it('the site\'s resource editor refuses a POST without its CSRF token and saves one with it', async () => {
+      const id = (await getJson(`${base}/api/agent/resource/${DEMO.about}`)).result.id;
+      const page = await fetch(`${base}/admin/resources/${id}`, { headers: { cookie: admin } });
+      const html = await page.text();
+      const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+      assert.ok(token);
+      const fields = Object.fromEntries([...html.matchAll(/name="([a-z_]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&')]));
+      const form = { ...fields, category_id: /<option value="(\d+)" selected>/.exec(html)![1]!, is_published: 'on', title_en: 'About this site, edited' };
+      const refused = await post(base, `/admin/resources/${id}`, admin, { ...form, _csrf: '' });
+      assert.equal(refused.status, 403);
+      assert.match(await refused.text(), /CSRF token/);
+      const saved = await post(base, `/admin/resources/${id}`, admin, { ...form, _csrf: token });
+      assert.equal(saved.status, 303);
+      assert.equal((await getJson(`${base}/api/agent/resource/${id}`)).result.title, 'About this site, edited');
     });
 
     it('Verify runs every check against the live site, and all pass', async () => {
