@@ -2,7 +2,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type express from 'express';
+import request from 'supertest';
 import { sql } from 'kysely';
+import { createAgentDiscovery } from '../src/index.js';
+import { openDemoDatabase } from './support/demo.js';
 import { Migrator } from 'kysely/migration';
 import { backends, type TestDatabase } from './support/backends.js';
 import { createExampleSite, type ExampleSite } from '../example-site/app.js';
@@ -294,6 +299,31 @@ describe('settings schema', () => {
       }
     } finally {
       await content.close();
+    }
+  });
+});
+
+describe('the admin router in an Express 4 host [pglite]', () => {
+  it('answers the administrator, 404s everyone else, and refuses a POST without the token', async () => {
+    const express4 = createRequire(import.meta.url)('express4') as () => express.Express;
+    const demo = await openDemoDatabase(backends[0]!);
+    try {
+      const agent = await createAgentDiscovery({ siteTitle: 'Express 4 host', languages: ['en', 'nl'], baseUrl: 'https://four.example', database: { kysely: demo.db }, isAdmin: async (req) => req.get('x-test-admin') === 'yes' });
+      const app = express4();
+      app.use('/admin/agent', agent.adminRouter);
+      app.use((_req, res) => res.status(404).type('text').send('host 404'));
+      const anon = await request(app).get(`/admin/agent/resource?ref=${DEMO.private}`);
+      assert.equal(anon.status, 404);
+      assert.equal(anon.text, 'host 404');
+      const inspected = await request(app).get(`/admin/agent/resource?ref=${DEMO.private}`).set('x-test-admin', 'yes');
+      assert.equal(inspected.status, 200);
+      assert.match(inspected.text, /private: its visibility is &quot;members&quot;/);
+      const refused = await request(app).post('/admin/agent/settings').set('x-test-admin', 'yes').type('form').send({ noindex: 'yes' });
+      assert.equal(refused.status, 403);
+      assert.equal((await agent.settings()).noindex, false);
+      await agent.close();
+    } finally {
+      await demo.close();
     }
   });
 });
