@@ -19,7 +19,8 @@ import type { Database } from '../src/db/schema.js';
 import { edgePage, type EdgeCandidateQuery } from '../src/content/edges.js';
 import { createAgentDiscovery } from '../src/index.js';
 import { createContext } from '../src/context.js';
-import { mountRelated } from '../src/http/related-routes.js';
+import { relatedRoute } from '../src/facade/related-route.js';
+import { mountRoute } from '../src/http/responder.js';
 import { pageScope } from '../src/http/paging.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate, insertResource } from '../example-site/content-store.js';
 
@@ -165,7 +166,7 @@ async function report(db: Kysely<Database>, url: string, hub: number): Promise<v
   const app = express();
   const router = express.Router();
   const ctx = createContext(agent.options, agent.database);
-  mountRelated(router, ctx);
+  mountRoute(router, ctx, relatedRoute(ctx.options));
   app.use(router);
   const server = app.listen(0);
   await new Promise((resolve) => server.once('listening', resolve));

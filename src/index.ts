@@ -12,7 +12,7 @@ import {
   type PageOptions,
   type ResourceLinksParams,
 } from './discovery/index.js';
-import { createAgentRouter } from './http/router.js';
+import { createAgentRouter } from './router.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';

@@ -4,7 +4,9 @@ import type express from 'express';
 import request from 'supertest';
 import { backends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, relatedApp, type EdgeVocabulary } from './support/edge-graph.js';
-import { relatedOperations } from '../src/http/related-routes.js';
+import { compatEdgeRoutes } from '../src/facade/compat-edge-routes.js';
+import { relatedRoute } from '../src/facade/related-route.js';
+import { operationsOf } from '../src/http/route.js';
 import { resolveOptions } from '../src/options.js';
 
 const ADMIN = { 'x-test-role': 'admin' };
@@ -169,7 +171,8 @@ for (const backend of backends) {
 
 describe('related and compatibility operations (OpenAPI registry)', () => {
   it('documents the related read and the four compatibility forms with their parameters', () => {
-    const ops = relatedOperations(resolveOptions({ siteTitle: 'T', languages: ['en', 'nl'], database: { memory: true } }));
+    const options = resolveOptions({ siteTitle: 'T', languages: ['en', 'nl'], database: { memory: true } });
+    const ops = operationsOf([relatedRoute(options), ...compatEdgeRoutes()]);
     assert.deepEqual(ops.map((o) => o.path), [
       '/api/agent/related/{id}',
       '/api/model/edge/get/o/{id}/{predicate}',

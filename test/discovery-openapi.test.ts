@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
-import { facadeSchemas } from '../src/http/facade-routes.js';
+import { resourcePath } from '../src/facade/resource-route.js';
+import { searchQuery } from '../src/facade/search-route.js';
 import { buildOpenApi } from '../src/discovery/openapi.js';
 import type { OperationSpec } from '../src/http/operations.js';
 
@@ -44,7 +45,7 @@ for (const backend of backends) {
     });
 
     it('parameters come from the zod schemas that validate requests', () => {
-      const schemas = facadeSchemas(host.agent.options);
+      const schemas = { search: searchQuery(host.agent.options) };
       const search = doc.paths['/api/agent/search'].get;
       assert.deepEqual(search.parameters.map((p: any) => p.name), Object.keys(schemas.search.shape));
       const pagelen = search.parameters.find((p: any) => p.name === 'pagelen');
@@ -79,7 +80,7 @@ for (const backend of backends) {
         summary: 'Markdown',
         description: 'The Markdown of a resource.',
         tags: ['content'],
-        pathParams: facadeSchemas(host.agent.options).idPath,
+        pathParams: resourcePath,
         query: z.object({}).strict(),
         response: { kind: 'text', mediaType: 'text/markdown; charset=utf-8' },
         errors: [404, 503],

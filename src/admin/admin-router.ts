@@ -1,9 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AgentContext } from '../context.js';
 import { runSiteChecks, siteCheckUsageError, type HiddenRef } from '../check/index.js';
-import { markPluginResponse } from '../discovery/site-links.js';
+import { markPluginResponse } from '../http/plugin-response.js';
 import { resourceRef } from '../http/parameters.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { effectiveSettings } from '../settings/effective-settings.js';
 import { writeStoredSettings } from '../settings/settings-store.js';
@@ -86,11 +87,11 @@ export function createAdminRouter(ctx: AgentContext): Router {
       csrfField: CSRF_FIELD,
       csrfToken: csrf.token(req, res),
       documents: {
-        apiHelp: absoluteUrl(base, PATHS.apiHelp),
-        llmsTxt: absoluteUrl(base, PATHS.llmsTxt),
-        openapi: absoluteUrl(base, PATHS.openapi),
-        apiCatalog: absoluteUrl(base, PATHS.apiCatalog),
-        ard: absoluteUrl(base, PATHS.ard),
+        apiHelp: absoluteUrl(base, PATHS.apiHelp.url()),
+        llmsTxt: absoluteUrl(base, PATHS.llmsTxt.url()),
+        openapi: absoluteUrl(base, PATHS.openapi.url()),
+        apiCatalog: absoluteUrl(base, PATHS.apiCatalog.url()),
+        ard: absoluteUrl(base, PATHS.ard.url()),
       },
     };
     res.status(status).type('html').send(ctx.templates.render(template, { admin, ...vars }));

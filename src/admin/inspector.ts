@@ -6,8 +6,9 @@ import { explainExposure, noindexCategoryChain, notMeta, type ExposureReason } f
 import { formatAgentLink } from '../discovery/link-format.js';
 import { renderHeadLinks } from '../discovery/head-links.js';
 import { pageLinks } from '../discovery/resource-links.js';
-import { markdownRepresentation } from '../http/markdown-route.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { markdownRepresentation } from '../facade/markdown-route.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
 
 /** The stored facts an explanation quotes (not a rule: the verdicts come from `explainExposure`). */
@@ -84,8 +85,8 @@ export async function inspectResource(ctx: AgentContext, req: Request, base: str
       ? { body: markdown.body, language: markdown.language, contentComplete: complete ?? 'unknown', omissions: markdown.body.match(MARKER_LINE) ?? [] }
       : undefined,
     reads: {
-      json: absoluteUrl(base, PATHS.resource(facts.id), { language: readLanguage }),
-      markdown: absoluteUrl(base, PATHS.markdown(facts.id), { language: readLanguage }),
+      json: absoluteUrl(base, PATHS.resource.url({ id: facts.id }), { language: readLanguage }),
+      markdown: absoluteUrl(base, PATHS.markdown.url({ id: facts.id }), { language: readLanguage }),
     },
   };
 }

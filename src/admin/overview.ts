@@ -1,10 +1,11 @@
 import { sql, type SqlBool } from 'kysely';
 import type { AgentContext } from '../context.js';
-import { summaryItem } from '../content/summaries.js';
+import { summaryItem } from '../facade/summary-item.js';
 import { searchResources } from '../content/search.js';
 import { anonymousVisible, indexable, notMeta } from '../content/visibility.js';
 import { createSiteClient } from '../check/site-client.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from '../discovery/site-links.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
 import { SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
@@ -37,13 +38,13 @@ export function settingRows(s: EffectiveSettings): SettingRow[] {
 /** The discovery documents and their expected media type (a parameter-free prefix). */
 function documents(ctx: AgentContext): { path: string; type: string }[] {
   return [
-    { path: PATHS.llmsTxt, type: MEDIA.llmsTxt },
-    { path: PATHS.apiHelp, type: MEDIA.html },
-    { path: PATHS.openapi, type: MEDIA.openapi },
-    { path: PATHS.apiCatalog, type: MEDIA.linkset },
-    { path: PATHS.ard, type: MEDIA.ard },
-    { path: PATHS.apiRoot, type: 'application/json' },
-    ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard, type: MEDIA.mcpServerCard }] : []),
+    { path: PATHS.llmsTxt.url(), type: MEDIA.llmsTxt },
+    { path: PATHS.apiHelp.url(), type: MEDIA.html },
+    { path: PATHS.openapi.url(), type: MEDIA.openapi },
+    { path: PATHS.apiCatalog.url(), type: MEDIA.linkset },
+    { path: PATHS.ard.url(), type: MEDIA.ard },
+    { path: PATHS.apiRoot.url(), type: 'application/json' },
+    ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard.url(), type: MEDIA.mcpServerCard }] : []),
   ];
 }
 

@@ -49,3 +49,16 @@ export function boundText(text: string, max: number): string {
 export function plainLine(text: string): string {
   return text.replace(/\p{Cf}+/gu, '').replace(/[\s\p{Cc}]+/gu, ' ').trim();
 }
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Escapes text for an HTML attribute value or text node: `&`, `<`, `>`, `"` and `'`.
+ *
+ * ```ts
+ * escapeHtml(`<a href="x">Tom's</a>`) // '&lt;a href=&quot;x&quot;&gt;Tom&#39;s&lt;/a&gt;'
+ * ```
+ */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
+}

@@ -1,4 +1,5 @@
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from './site-links.js';
 
 /**
@@ -7,17 +8,17 @@ import { MEDIA } from './site-links.js';
  * metadata), one anchored at the catalog itself that lists the API as an `item`.
  */
 export function buildApiCatalog(base: string): { linkset: Record<string, unknown>[] } {
-  const api = absoluteUrl(base, PATHS.apiRoot);
+  const api = absoluteUrl(base, PATHS.apiRoot.url());
   return {
     linkset: [
       {
         anchor: api,
-        'service-desc': [{ href: absoluteUrl(base, PATHS.openapi), type: MEDIA.openapi }],
-        'service-doc': [{ href: absoluteUrl(base, PATHS.apiHelp), type: 'text/html' }],
-        'service-meta': [{ href: absoluteUrl(base, PATHS.ard), type: MEDIA.ard }],
+        'service-desc': [{ href: absoluteUrl(base, PATHS.openapi.url()), type: MEDIA.openapi }],
+        'service-doc': [{ href: absoluteUrl(base, PATHS.apiHelp.url()), type: 'text/html' }],
+        'service-meta': [{ href: absoluteUrl(base, PATHS.ard.url()), type: MEDIA.ard }],
       },
       {
-        anchor: absoluteUrl(base, PATHS.apiCatalog),
+        anchor: absoluteUrl(base, PATHS.apiCatalog.url()),
         item: [{ href: api }],
       },
     ],

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { ResolvedOptions } from '../options.js';
 import { unavailable } from '../http/errors.js';
 import type { OperationSpec } from '../http/operations.js';
-import { PATHS, absoluteUrl, resolveOnBase } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 
 export const API_HELP_TEMPLATE = 'agent_api_help.njk';
 
@@ -98,14 +99,14 @@ export function discoveryVariable(
       budgetSeconds: options.budgetMs / 1000,
     },
     links: {
-      apiHelp: absoluteUrl(base, PATHS.apiHelp),
-      openapi: absoluteUrl(base, PATHS.openapi),
-      apiCatalog: absoluteUrl(base, PATHS.apiCatalog),
-      llmsTxt: absoluteUrl(base, PATHS.llmsTxt),
-      ard: absoluteUrl(base, PATHS.ard),
+      apiHelp: absoluteUrl(base, PATHS.apiHelp.url()),
+      openapi: absoluteUrl(base, PATHS.openapi.url()),
+      apiCatalog: absoluteUrl(base, PATHS.apiCatalog.url()),
+      llmsTxt: absoluteUrl(base, PATHS.llmsTxt.url()),
+      ard: absoluteUrl(base, PATHS.ard.url()),
       sitemap: options.sitemapUrl ? resolveOnBase(base, options.sitemapUrl) : null,
       mcp: options.mcp ? absoluteUrl(base, options.mcp.path) : null,
-      mcpServerCard: options.mcp ? absoluteUrl(base, PATHS.mcpServerCard) : null,
+      mcpServerCard: options.mcp ? absoluteUrl(base, PATHS.mcpServerCard.url()) : null,
     },
     operations: operations.map((op) => ({
       operationId: op.operationId,
@@ -119,8 +120,8 @@ export function discoveryVariable(
       ...(op.example !== undefined && !op.path.includes('{') ? { exampleUrl: `${absoluteUrl(base, op.path)}?${op.example}` } : {}),
     })),
     examples: {
-      search: exampleWord ? absoluteUrl(base, PATHS.search, { text: exampleWord, pagelen: 5 }) : null,
-      browse: absoluteUrl(base, PATHS.search, { sort: 'newest', pagelen: 5 }),
+      search: exampleWord ? absoluteUrl(base, PATHS.search.url(), { text: exampleWord, pagelen: 5 }) : null,
+      browse: absoluteUrl(base, PATHS.search.url(), { sort: 'newest', pagelen: 5 }),
     },
   };
 }

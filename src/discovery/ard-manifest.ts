@@ -1,5 +1,6 @@
 import { MCP_ARD_NAME, type ResolvedOptions } from '../options.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from './site-links.js';
 
 /**
@@ -45,7 +46,7 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
     identifier: ardIdentifier(base, ard.namespace, ard.name),
     displayName: `${title} content API`,
     type: MEDIA.openapi,
-    url: absoluteUrl(base, PATHS.openapi),
+    url: absoluteUrl(base, PATHS.openapi.url()),
     description:
       (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
       'Read-only, anonymous API over the public content of the site: full-text search, localized reads with citation URLs, relationships, vocabulary and Markdown.',
@@ -60,7 +61,7 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
         identifier: ardIdentifier(base, ard.namespace, MCP_ARD_NAME),
         displayName: `${title} MCP server`,
         type: MEDIA.mcpServerCard,
-        url: absoluteUrl(base, PATHS.mcpServerCard),
+        url: absoluteUrl(base, PATHS.mcpServerCard.url()),
         description:
           (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
           'Read-only, anonymous MCP server (Streamable HTTP) over the public content of the site: tools to search, read resources as Markdown with citation URLs, follow relationships and list the vocabulary.',
@@ -68,7 +69,7 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
     : undefined;
   return {
     specVersion: '1.0',
-    host: { displayName: title, documentationUrl: absoluteUrl(base, PATHS.apiHelp) },
+    host: { displayName: title, documentationUrl: absoluteUrl(base, PATHS.apiHelp.url()) },
     entries: mcp ? [entry, mcp] : [entry],
   };
 }

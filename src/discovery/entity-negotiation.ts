@@ -1,14 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import { preferredMediaType } from '../http/accept.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { DISCOVERY_CACHE_CONTROL, setNoSniff } from '../http/representation.js';
 import { answerRouteError } from '../http/route-errors.js';
 import { normalizeResourceRef } from './resource-links.js';
-import { markPluginResponse } from './site-links.js';
-
-/** The route pattern of the entity identifier `PATHS.entity(id)`. */
-export const ENTITY_ROUTE = '/id/:id';
+import { markPluginResponse } from '../http/plugin-response.js';
+import { requestTarget } from '../http/request-target.js';
 
 /** Offered in this order, so that equal preference (`*\/*`, no Accept) means HTML, i.e. the host. */
 const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
@@ -35,10 +34,9 @@ export function createEntityNegotiation(ctx: AgentContext) {
       // The plugin would answer this request: an unusable Host is its 400, not the host page.
       return answerRouteError(ctx, req, res, error);
     }
-    const url = req.originalUrl ?? req.url;
-    const q = url.indexOf('?');
-    const query = q < 0 ? '' : new URLSearchParams(url.slice(q + 1)).toString();
-    const target = absoluteUrl(base, preferred === 'text/markdown' ? PATHS.markdown(ref) : PATHS.resource(ref)) + (query ? `?${query}` : '');
+    const query = new URLSearchParams(requestTarget(req).query).toString();
+    const read = preferred === 'text/markdown' ? PATHS.markdown : PATHS.resource;
+    const target = absoluteUrl(base, read.url({ id: ref })) + (query ? `?${query}` : '');
     res.status(303);
     setNoSniff(res);
     res.setHeader('Location', target);

@@ -1,15 +1,8 @@
 import type { Request } from 'express';
 import type { AgentContext } from '../context.js';
-import { plainLine } from '../content/display-text.js';
+import { escapeHtml, plainLine } from '../content/display-text.js';
 import type { AgentLink } from './link-format.js';
 import { pageLinks, requestPageLanguage, type PageOptions } from './resource-links.js';
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for an HTML attribute value or text node. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
-}
 
 /**
  * `<meta name>` equivalents of three relations, for agent fetchers (FetchKit, for one) that read

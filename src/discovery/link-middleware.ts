@@ -2,18 +2,14 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import type { AgentContext } from '../context.js';
 import { formatAgentLink, headerValues, mergeLinkValues } from './link-format.js';
-import { isPluginResponse, siteLinks } from './site-links.js';
+import { isPluginResponse } from '../http/plugin-response.js';
+import { requestTarget } from '../http/request-target.js';
+import { siteLinks } from './site-links.js';
 
 const MERGING = Symbol.for('express-agent-discovery.link-merge');
 
 type HeaderValue = number | string | readonly string[];
 type SetHeader = (name: string, value: HeaderValue) => Response;
-
-function pathname(req: Request): string {
-  const url = req.originalUrl ?? req.url;
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
-}
 
 /** Whether the site-level links go on this response: the home page, or any HTML page with `linkAllHtml`. */
 function wantsSiteLinks(ctx: AgentContext, req: Request, res: Response): boolean {
@@ -21,7 +17,7 @@ function wantsSiteLinks(ctx: AgentContext, req: Request, res: Response): boolean
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const ok = (res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304;
   if (!ok) return false;
-  if (pathname(req) === '/') return true;
+  if (requestTarget(req).path === '/') return true;
   if (!ctx.options.linkAllHtml) return false;
   const type = headerValues(res.getHeader('content-type') as HeaderValue | undefined)[0] ?? '';
   return /^\s*text\/html\b/i.test(type);

@@ -1,5 +1,6 @@
 import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import type { NewestResource, PublicCategory } from './site-content.js';
 
 export interface LlmsTxtSite {
@@ -53,13 +54,13 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     ...notesParagraphs(site).flatMap((p) => [p, '']),
     '## API',
     '',
-    item('API help', absoluteUrl(base, PATHS.apiHelp), 'how to use the read-only content API, with a working search example'),
-    item('OpenAPI description', absoluteUrl(base, PATHS.openapi), 'OpenAPI 3.1.0 document of every route and parameter'),
-    item('API catalog', absoluteUrl(base, PATHS.apiCatalog), 'RFC 9727 linkset pointing to the API and its descriptions'),
-    item('Search', absoluteUrl(base, PATHS.search, { sort: 'newest' }), 'browse or full-text search public resources (add text=…); follow next_url until next is false'),
-    item('Categories', absoluteUrl(base, PATHS.schema), 'the public categories, to use as cat= in a search'),
-    item('Predicates', absoluteUrl(base, PATHS.schema, { kind: 'predicate' }), 'the public relationship types between resources'),
-    item('ARD manifest', absoluteUrl(base, PATHS.ard), 'Agentic Resource Discovery entry for this API'),
+    item('API help', absoluteUrl(base, PATHS.apiHelp.url()), 'how to use the read-only content API, with a working search example'),
+    item('OpenAPI description', absoluteUrl(base, PATHS.openapi.url()), 'OpenAPI 3.1.0 document of every route and parameter'),
+    item('API catalog', absoluteUrl(base, PATHS.apiCatalog.url()), 'RFC 9727 linkset pointing to the API and its descriptions'),
+    item('Search', absoluteUrl(base, PATHS.search.url(), { sort: 'newest' }), 'browse or full-text search public resources (add text=…); follow next_url until next is false'),
+    item('Categories', absoluteUrl(base, PATHS.schema.url()), 'the public categories, to use as cat= in a search'),
+    item('Predicates', absoluteUrl(base, PATHS.schema.url(), { kind: 'predicate' }), 'the public relationship types between resources'),
+    item('ARD manifest', absoluteUrl(base, PATHS.ard.url()), 'Agentic Resource Discovery entry for this API'),
   ];
   if (site.mcp) {
     lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
@@ -83,14 +84,14 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
   lines.push(
     ...section(
       'Browse by category',
-      site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search, { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
+      site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search.url(), { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
     ),
   );
   lines.push(
     ...section(
       'Newest',
       (site.newest ?? []).map((r) =>
-        item(r.title, absoluteUrl(base, PATHS.markdown(r.id), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter'),
+        item(r.title, absoluteUrl(base, PATHS.markdown.url({ id: r.id }), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter'),
       ),
     ),
   );

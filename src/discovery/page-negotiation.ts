@@ -3,11 +3,11 @@ import type { AgentContext } from '../context.js';
 import { prefersMarkdown } from '../http/accept.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
-import { markdownRepresentation } from '../http/markdown-route.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { markdownRepresentation } from '../facade/index.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import { MARKDOWN_CONTENT_TYPE, NEGOTIATED_CACHE_CONTROL, sendRepresentation } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
-import type { DocumentBuilder } from './discovery-route.js';
 import { formatAgentLink } from './link-format.js';
 import {
   normalizeResourceRef,
@@ -55,7 +55,7 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
         maxBytes: ctx.options.maxBodyBytes,
         headers: {
           'Content-Language': markdown.language,
-          'Content-Location': absoluteUrl(base, PATHS.markdown(ref), { language }),
+          'Content-Location': absoluteUrl(base, PATHS.markdown.url({ id: ref }), { language }),
         },
       });
       return true;
@@ -73,7 +73,7 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
  * goes on to the host's home page. `Vary: Accept` either way. A database that is down or over budget,
  * or an unexpected error (reported through `onError`), leaves the home page to the host.
  */
-export function createHomeNegotiation(ctx: AgentContext, llmsTxt: DocumentBuilder): RequestHandler {
+export function createHomeNegotiation(ctx: AgentContext, llmsTxt: (base: string) => Promise<string>): RequestHandler {
   return async function negotiateHome(req: Request, res: Response, next: NextFunction) {
     res.vary('Accept');
     if (!prefersMarkdown(req)) return next();
@@ -84,12 +84,12 @@ export function createHomeNegotiation(ctx: AgentContext, llmsTxt: DocumentBuilde
       return next();
     }
     try {
-      const doc = await withBudget(ctx.options.budgetMs, async () => llmsTxt({ req, base }));
+      const body = await withBudget(ctx.options.budgetMs, () => llmsTxt(base));
       sendRepresentation(req, res, {
-        body: doc.body,
+        body,
         contentType: MARKDOWN_CONTENT_TYPE,
         cacheControl: NEGOTIATED_CACHE_CONTROL,
-        headers: { 'Content-Location': absoluteUrl(base, PATHS.llmsTxt) },
+        headers: { 'Content-Location': absoluteUrl(base, PATHS.llmsTxt.url()) },
       });
     } catch (error) {
       if (!classifyError(error)) reportUnexpected(ctx, req, error);

@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chooseLanguage, localize } from '../content/language.js';
 import { searchResources } from '../content/search.js';
 import { idOrName } from '../http/parameters.js';
-import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from '../content/visibility.js';
+import { publicTopCategories } from '../content/top-categories.js';
 
 /** A top-level category worth a search link: public, indexable, with searchable content. */
 export interface PublicCategory {
@@ -14,56 +14,16 @@ export interface PublicCategory {
   summary: string;
 }
 
-/** At most this many categories are listed. */
-export const MAX_CATEGORIES = 50;
-
 /** Stored names are not trusted: one that `cat=` would refuse is not advertised (the id is). */
 const categoryName = idOrName('category');
 
-/**
- * The top-level categories to advertise, in one statement: the category resource is anonymous-visible
- * and indexable, the category is neither noindex nor vocabulary (`meta`), and its subtree holds at
- * least one resource that a search would return (the same rules as `searchResources`).
- *
- * ```sql
- * WITH RECURSIVE tree(id, top) AS (
- *   SELECT id, id FROM category WHERE parent_id IS NULL
- *   UNION SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id)
- * SELECT c.id, r.name, r.title, r.summary FROM category c JOIN rsc r ON r.id = c.id
- * WHERE c.parent_id IS NULL AND <public category c/r> AND c.id NOT IN (<meta tree>)
- *   AND c.id IN (SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
- *                WHERE <listable x>)
- * ORDER BY c.id LIMIT 50
- * ```
- */
-export async function publicTopCategories(
-  db: Kysely<Database>,
-  siteNoindex: boolean,
-  language: string,
-  siteDefault: string,
-): Promise<PublicCategory[]> {
-  if (siteNoindex) return [];
-  const searchableTops = sql<number>`(WITH RECURSIVE tree(id, top) AS (
-      SELECT id, id FROM category WHERE parent_id IS NULL
-      UNION
-      SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id
-    ) SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
-      WHERE ${listable(siteNoindex, 'x')})`;
-  const rows = await db
-    .selectFrom('category as c')
-    .innerJoin('rsc as r', 'r.id', 'c.id')
-    .select(['c.id', 'r.name', 'r.title', 'r.summary'])
-    .where('c.parent_id', 'is', null)
-    .where(publicCategory(siteNoindex, 'r', 'c'))
-    .where(notInIdSet('c.id', metaCategoryIds()))
-    .where(inIdSet('c.id', searchableTops))
-    .orderBy('c.id')
-    .limit(MAX_CATEGORIES)
-    .execute();
+/** The top-level categories llms.txt links a search to, each by the reference `cat=` accepts. */
+export async function advertisedCategories(db: Kysely<Database>, siteNoindex: boolean, language: string, siteDefault: string): Promise<PublicCategory[]> {
+  const rows = await publicTopCategories(db, siteNoindex, language, siteDefault);
   return rows.map((row) => {
     const named = row.name === null ? undefined : categoryName.safeParse(row.name).data;
     const ref = typeof named === 'string' ? named : row.id;
-    return { id: row.id, ref, title: localize(row.title, language, siteDefault) || String(ref), summary: localize(row.summary, language, siteDefault) };
+    return { id: row.id, ref, title: row.title || String(ref), summary: row.summary };
   });
 }
 

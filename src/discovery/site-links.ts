@@ -1,4 +1,5 @@
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 import type { AgentLink } from './link-format.js';
 
 /** Media types the discovery documents are served and advertised with. */
@@ -26,11 +27,11 @@ export const MEDIA = {
  */
 export function siteLinks(base: string, mcpPath?: string): AgentLink[] {
   return [
-    { href: absoluteUrl(base, PATHS.apiCatalog), rel: 'api-catalog', type: 'application/linkset+json' },
-    { href: absoluteUrl(base, PATHS.openapi), rel: 'service-desc', type: MEDIA.openapi },
-    { href: absoluteUrl(base, PATHS.apiHelp), rel: 'service-doc', type: 'text/html' },
-    { href: absoluteUrl(base, PATHS.llmsTxt), rel: 'describedby', type: 'text/plain' },
-    { href: absoluteUrl(base, PATHS.ard), rel: 'ard', type: MEDIA.ard },
+    { href: absoluteUrl(base, PATHS.apiCatalog.url()), rel: 'api-catalog', type: 'application/linkset+json' },
+    { href: absoluteUrl(base, PATHS.openapi.url()), rel: 'service-desc', type: MEDIA.openapi },
+    { href: absoluteUrl(base, PATHS.apiHelp.url()), rel: 'service-doc', type: 'text/html' },
+    { href: absoluteUrl(base, PATHS.llmsTxt.url()), rel: 'describedby', type: 'text/plain' },
+    { href: absoluteUrl(base, PATHS.ard.url()), rel: 'ard', type: MEDIA.ard },
     // With the `mcp` option on: `<https://example.com/mcp>; rel="mcp"` (the Streamable HTTP endpoint).
     ...(mcpPath ? [{ href: absoluteUrl(base, mcpPath), rel: 'mcp' }] : []),
   ];
@@ -48,18 +49,7 @@ export function siteLinks(base: string, mcpPath?: string): AgentLink[] {
  */
 export function resourceAlternates(base: string, ref: number | string, language: string): AgentLink[] {
   return [
-    { href: absoluteUrl(base, PATHS.resource(ref), { language }), rel: 'alternate', type: MEDIA.json, hreflang: language },
-    { href: absoluteUrl(base, PATHS.markdown(ref), { language }), rel: 'alternate', type: MEDIA.markdown, hreflang: language },
+    { href: absoluteUrl(base, PATHS.resource.url({ id: ref }), { language }), rel: 'alternate', type: MEDIA.json, hreflang: language },
+    { href: absoluteUrl(base, PATHS.markdown.url({ id: ref }), { language }), rel: 'alternate', type: MEDIA.markdown, hreflang: language },
   ];
-}
-
-const served = new WeakSet<object>();
-
-/** Marks a response as one of the plugin's own (it never gets the site-level links added). */
-export function markPluginResponse(res: object): void {
-  served.add(res);
-}
-
-export function isPluginResponse(res: object): boolean {
-  return served.has(res);
 }

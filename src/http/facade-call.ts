@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { rawQueryPairs } from './parameters.js';
+import { requestTarget } from './request-target.js';
 
 /**
  * One read of the facade as its handlers see it, whoever asks: an HTTP request or an MCP tool call.
@@ -14,9 +15,21 @@ export interface FacadeCall {
   readonly query: readonly (readonly [string, string])[];
 }
 
-/** The facade call of an HTTP request: its path and raw query (never `req.query`, which is the host's). */
-export function callFromRequest(req: Request, base: string): FacadeCall {
-  const url = req.originalUrl ?? req.url;
-  const q = url.indexOf('?');
-  return { base, path: q < 0 ? url : url.slice(0, q), query: rawQueryPairs(req) };
+/**
+ * The facade call of an HTTP request: its path and raw query (never `req.query`, which is the host's).
+ * A base given as a function is worked out when a handler first reads it (a read that builds no URL
+ * never depends on the `Host` header).
+ */
+export function callFromRequest(req: Request, base: string | (() => string)): FacadeCall {
+  const { path } = requestTarget(req);
+  const query = rawQueryPairs(req);
+  if (typeof base === 'string') return { base, path, query };
+  let known: string | undefined;
+  return {
+    get base() {
+      return (known ??= base());
+    },
+    path,
+    query,
+  };
 }

@@ -1,7 +1,7 @@
-import type { AgentContext } from '../context.js';
 import { CANDIDATE_LIMIT } from './parameters.js';
 import { continuationScope } from './continuation.js';
 import type { FacadeCall } from './facade-call.js';
+import type { RouteContext } from './route-context.js';
 
 /** The paging parameters every paged read accepts. */
 export interface PageParams {
@@ -28,7 +28,7 @@ export function pageScope(route: string, params: Record<string, unknown>): strin
  * `positionLength` integers (no offset); without one, page N starts at offset (N-1) × pagelen.
  * A continuation only opens the page it was issued for, so the candidate bound cannot be skipped.
  */
-export function pageWindow(ctx: AgentContext, params: PageParams, scope: string, positionLength: number): PageWindow {
+export function pageWindow(ctx: Pick<RouteContext, 'continuations'>, params: PageParams, scope: string, positionLength: number): PageWindow {
   if (params.cursor) {
     return { after: ctx.continuations.decode(scope, params.page, params.cursor, positionLength), offset: 0, fetch: params.pagelen + 1 };
   }
@@ -41,7 +41,7 @@ export function pageWindow(ctx: AgentContext, params: PageParams, scope: string,
  * `limit_reached: true`.
  */
 export function pagedResult<T>(
-  ctx: AgentContext,
+  ctx: Pick<RouteContext, 'continuations'>,
   call: FacadeCall,
   params: PageParams,
   scope: string,

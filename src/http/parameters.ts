@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { badRequest } from './errors.js';
+import { requestTarget } from './request-target.js';
 
 /** A route's query parameters: each value arrives as one string. */
 export type QuerySchema = z.ZodType<Record<string, unknown>, Record<string, string | undefined>> & {
@@ -17,9 +18,7 @@ export const MAX_PAGELEN = 100;
  * `req.query` (whose parser belongs to the host app).
  */
 export function rawQueryPairs(req: Request): [string, string][] {
-  const url = req.originalUrl ?? req.url;
-  const q = url.indexOf('?');
-  return q < 0 ? [] : [...new URLSearchParams(url.slice(q + 1))];
+  return [...new URLSearchParams(requestTarget(req).query)];
 }
 
 /** C0 controls other than tab, line feed and carriage return, and DEL: never meaningful in a query. */

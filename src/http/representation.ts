@@ -6,6 +6,13 @@ import { HttpError } from './errors.js';
 /** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 /**
+ * Cache policy of answers that depend on who asks (the compatibility reads): no shared cache may
+ * keep them, and no ETag is offered.
+ */
+export const PER_CALLER_CACHE_CONTROL = 'private, no-store';
+/** The media type of every JSON envelope. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/**
  * Cache policy of Markdown negotiated on a page URL: never stored by a shared cache, so a CDN that
  * ignores `Vary: Accept` cannot serve it to a browser. The dedicated Markdown URL stays public.
  */
@@ -57,6 +64,20 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   res.end(req.method === 'HEAD' ? undefined : bytes);
 }
 
+/**
+ * Sends a 200 answer that depends on who asks: `Cache-Control: private, no-store`, no ETag, no size
+ * bound, and the host's own headers (a refreshed session cookie) left alone. HEAD gets the headers only.
+ */
+export function sendPerCaller(req: Request, res: Response, r: Pick<Representation, 'body' | 'contentType'>): void {
+  const bytes = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
+  res.status(200);
+  setNoSniff(res);
+  res.setHeader('Content-Type', r.contentType);
+  res.setHeader('Cache-Control', PER_CALLER_CACHE_CONTROL);
+  res.setHeader('Content-Length', String(bytes.length));
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}
+
 /** Sends an error envelope: `no-store`, never cached, never a cookie. */
 export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders: Record<string, string> = {}): void {
   const body = Buffer.from(JSON.stringify({ status: 'error', error: error.code, message: error.message }));
@@ -65,7 +86,7 @@ export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders:
   setNoSniff(res);
   res.status(error.status);
   for (const [name, value] of Object.entries({ ...extraHeaders, ...error.headers })) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Length', String(body.length));
   res.end(res.req.method === 'HEAD' ? undefined : body);

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import type { AgentContext } from '../context.js';
 import { classifyError, internalError } from './errors.js';
 import { sendErrorEnvelope } from './representation.js';
+import type { RouteContext } from './route-context.js';
 
 /**
  * How every plugin route answers an error: a classified error (a bad parameter, 404, 413, a database
@@ -11,7 +11,7 @@ import { sendErrorEnvelope } from './representation.js';
  * When the headers are already out, or the client is gone, nothing more can be sent: the socket is
  * closed instead.
  */
-export function answerRouteError(ctx: AgentContext, req: Request, res: Response, error: unknown): void {
+export function answerRouteError(ctx: RouteContext, req: Request, res: Response, error: unknown): void {
   const known = classifyError(error);
   if (!known) reportUnexpected(ctx, req, error);
   if (res.headersSent || res.writableEnded || req.socket?.destroyed) {
@@ -22,7 +22,7 @@ export function answerRouteError(ctx: AgentContext, req: Request, res: Response,
 }
 
 /** Hands an unexpected error to the `onError` option; a hook that throws is itself ignored. */
-export function reportUnexpected(ctx: AgentContext, req: Request, error: unknown): void {
+export function reportUnexpected(ctx: RouteContext, req: Request, error: unknown): void {
   try {
     ctx.options.onError(error, req);
   } catch {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { escapeHtml } from '../content/display-text.js';
 
 /**
  * Visible markers for content left out of a representation (`[Omitted: …]`, `[Content truncated: …]`).
@@ -8,8 +9,6 @@ import { randomBytes } from 'node:crypto';
 export const MARKER_NONCE = randomBytes(9).toString('base64url');
 
 export const MARKER_ATTRIBUTE = 'data-agent-marker';
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The HTML of a marker paragraph whose Markdown is exactly `[text]`. */
 export function markerHtml(text: string): string {

@@ -1,9 +1,13 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentContext } from '../context.js';
-import { mountDocument } from '../discovery/discovery-route.js';
-import { markPluginResponse, MEDIA } from '../discovery/site-links.js';
-import { PATHS } from '../http/paths.js';
+import { documentRoute } from '../discovery/document-route.js';
+import { MEDIA } from '../discovery/site-links.js';
+import { PATHS } from '../paths.js';
+import { markPluginResponse } from '../http/plugin-response.js';
+import { mountRoute } from '../http/responder.js';
+import type { TextBody } from '../http/route.js';
+import { pathTemplate } from '../http/urls.js';
 import { classifyError } from '../http/errors.js';
 import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
@@ -84,12 +88,11 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
     jsonRpcError(res, 405, -32000, 'Method not allowed: this MCP endpoint answers POST only (stateless, JSON responses)');
   });
 
-  const card = ({ base }: { base: string }) => ({
+  const card = (_ctx: AgentContext, base: string): TextBody => ({
     body: JSON.stringify(buildServerCard(ctx.options, base, path)),
-    contentType: MEDIA.mcpServerCard,
     // Server cards are public metadata that browser-based clients read cross-origin.
     headers: { 'Access-Control-Allow-Origin': '*' },
   });
-  mountDocument(router, ctx, PATHS.mcpServerCard, card);
-  mountDocument(router, ctx, `${path}/server-card`, card);
+  mountRoute(router, ctx, documentRoute(PATHS.mcpServerCard, MEDIA.mcpServerCard, card));
+  mountRoute(router, ctx, documentRoute(pathTemplate(`${path}/server-card`), MEDIA.mcpServerCard, card));
 }

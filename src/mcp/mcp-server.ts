@@ -13,9 +13,9 @@ import {
 import type { AgentContext } from '../context.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError, HttpError } from '../http/errors.js';
-import { facadeReads } from '../http/facade-routes.js';
-import { markdownRead } from '../http/markdown-route.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
+import { facadeReads } from '../facade/reads.js';
 import { MCP_SERVER_VERSION, mcpDescription, serverCardName } from './server-card.js';
 import { facadeTools, toolErrorText, toolJsonSchema, type ToolSpec } from './tools.js';
 
@@ -47,7 +47,6 @@ export function createMcpFace(ctx: AgentContext): McpFace {
     annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }));
   const reads = facadeReads(ctx);
-  const markdown = markdownRead(ctx);
   const max = ctx.options.maxBodyBytes;
   const tooLarge = () => new HttpError(413, 'payload_too_large', `the response would exceed ${max} bytes; narrow the request`);
 
@@ -67,21 +66,21 @@ export function createMcpFace(ctx: AgentContext): McpFace {
     }
   }
 
-  /** `<base>/agent/resource/{id}/markdown[?language=…]` → the Markdown read, or an MCP error. */
+  /** `<base>/agent/resource/{id}/markdown[?language=…]` (PATHS.markdown) → the Markdown read, or an MCP error. */
   async function readResource(base: string, uri: string) {
-    const prefix = `${base}/agent/resource/`;
-    const rest = uri.startsWith(prefix) ? uri.slice(prefix.length) : '';
-    const match = /^([^/?#]+)\/markdown(?:\?([^#]*))?$/.exec(rest);
+    const rest = uri.startsWith(base) ? uri.slice(base.length) : '';
+    const [, path, query] = /^([^?#]*)(?:\?([^#]*))?$/.exec(rest) ?? [];
+    const match = path === undefined ? undefined : PATHS.markdown.match(path);
     if (!match) throw new McpError(RESOURCE_NOT_FOUND, 'resource not found', { uri });
     let id: string;
     try {
-      id = decodeURIComponent(match[1]!);
+      id = decodeURIComponent(match.id);
     } catch {
       throw new McpError(ErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
     }
     try {
-      const call = { base, path: PATHS.markdown(id), query: [...new URLSearchParams(match[2] ?? '')] };
-      const md = await withBudget(ctx.options.budgetMs, () => markdown(call, id));
+      const call = { base, path: PATHS.markdown.url({ id }), query: [...new URLSearchParams(query ?? '')] };
+      const md = await withBudget(ctx.options.budgetMs, () => reads.markdown(call, id));
       if (Buffer.byteLength(md.body) > max) throw tooLarge();
       return { contents: [{ uri, mimeType: 'text/markdown', text: md.body }] };
     } catch (error) {
@@ -101,11 +100,11 @@ export function createMcpFace(ctx: AgentContext): McpFace {
       query.push(['page', m[1]!], ['cursor', m[2]!]);
     }
     try {
-      const result = await withBudget(ctx.options.budgetMs, () => reads.search({ base, path: PATHS.search, query }));
+      const result = await withBudget(ctx.options.budgetMs, () => reads.search({ base, path: PATHS.search.url(), query }));
       const next = result.next_url ? new URL(result.next_url).searchParams : undefined;
       return {
         resources: result.items.map((item) => ({
-          uri: absoluteUrl(base, PATHS.markdown(item.id)),
+          uri: absoluteUrl(base, PATHS.markdown.url({ id: item.id })),
           name: item.title || `resource ${item.id}`,
           title: item.title,
           ...(item.summary ? { description: item.summary } : {}),
@@ -138,7 +137,7 @@ export function createMcpFace(ctx: AgentContext): McpFace {
       server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
         resourceTemplates: [
           {
-            uriTemplate: `${base}/agent/resource/{id}/markdown{?language}`,
+            uriTemplate: `${base}${PATHS.markdown.template}{?language}`,
             name: 'resource-markdown',
             title: 'A public resource as Markdown',
             description: `id: a resource id or unique name; language: one of ${ctx.options.languages.join(', ')}.`,

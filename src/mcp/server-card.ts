@@ -1,6 +1,7 @@
 import type { ResolvedOptions } from '../options.js';
 import { MCP_ARD_NAME } from '../options.js';
-import { PATHS, absoluteUrl } from '../http/paths.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
 
 /** The JSON Schema a server card declares (the MCP server-card extension, v2 family). */
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json';
@@ -45,7 +46,7 @@ export function buildServerCard(options: ResolvedOptions, base: string, mcpPath:
     version: MCP_SERVER_VERSION,
     title: clip(options.siteTitle),
     description: clip(mcpDescription(options)),
-    websiteUrl: absoluteUrl(base, PATHS.apiHelp),
+    websiteUrl: absoluteUrl(base, PATHS.apiHelp.url()),
     remotes: [{ type: 'streamable-http' as const, url: absoluteUrl(base, mcpPath) }],
   };
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
-import { facadeReads, facadeResults, facadeSchemas } from '../http/facade-routes.js';
+import { PATHS } from '../paths.js';
 import type { FacadeCall } from '../http/facade-call.js';
 import { badRequest, HttpError } from '../http/errors.js';
-import { markdownRead } from '../http/markdown-route.js';
-import { PATHS } from '../http/paths.js';
-import { relatedRead, relatedResult, relatedSchemas } from '../http/related-routes.js';
-import { resourceRead } from '../http/result-schemas.js';
+import { facadeReads } from '../facade/reads.js';
+import { relatedQuery, relatedResult } from '../facade/related-route.js';
+import { resourcePath, resourceQuery } from '../facade/resource-route.js';
+import { resourceRead } from '../facade/result-schemas.js';
+import { schemaQuery, schemaResult } from '../facade/schema-route.js';
+import { searchQuery, searchResult } from '../facade/search-route.js';
 
 /** A JSON object of tool arguments, as a client sent it. */
 export type ToolArguments = Record<string, unknown>;
@@ -72,11 +74,7 @@ const withNextArguments = <T extends z.ZodObject>(result: T) =>
 
 /** The four tools, defined over the facade's reads, schemas and result schemas. */
 export function facadeTools(ctx: AgentContext): ToolSpec[] {
-  const reads = facadeReads(ctx);
-  const related = relatedRead(ctx);
-  const markdown = markdownRead(ctx);
-  const fs = facadeSchemas(ctx.options);
-  const rs = relatedSchemas(ctx.options);
+  const routes = facadeReads(ctx);
   const call = (base: string, path: string, args: ToolArguments, skip: string[] = []): FacadeCall => ({
     base,
     path,
@@ -89,10 +87,10 @@ export function facadeTools(ctx: AgentContext): ToolSpec[] {
       name: 'search',
       title: 'Search public resources',
       description: `Browse or full-text search the site's public, indexable resources; localized summaries with citation page_url. ${PAGING} ${READ_ONLY}`,
-      input: fs.search,
-      output: withNextArguments(facadeResults.search),
+      input: searchQuery(ctx.options),
+      output: withNextArguments(searchResult),
       async run(base, args) {
-        const result = facadeResults.search.parse(await reads.search(call(base, PATHS.search, args)));
+        const result = await routes.search(call(base, PATHS.search.url(), args));
         return { structured: { ...result, next_arguments: nextArguments(result.next_url) } };
       },
     },
@@ -102,12 +100,12 @@ export function facadeTools(ctx: AgentContext): ToolSpec[] {
       description:
         'One public resource as Markdown (with its citation front matter when the site adds one), plus the fields to cite it: page_url and page_urls, uri, language fields, license, attribution, medium. ' +
         `Missing, private and unpublished resources are all "resource not found". ${READ_ONLY}`,
-      input: fs.idPath.extend(fs.resource.shape).strict(),
+      input: resourcePath.extend(resourceQuery(ctx.options).shape).strict(),
       output: citation,
       async run(base, args) {
         const id = idArgument(args);
-        const c = call(base, PATHS.resource(id), args, ['id']);
-        const [json, md] = await Promise.all([reads.resource(c, id), markdown(c, id)]);
+        const c = call(base, PATHS.resource.url({ id }), args, ['id']);
+        const [json, md] = await Promise.all([routes.resource(c, id), routes.markdown(c, id)]);
         return { text: md.body, structured: citation.parse(json) };
       },
     },
@@ -115,11 +113,11 @@ export function facadeTools(ctx: AgentContext): ToolSpec[] {
       name: 'related',
       title: 'Follow relationships',
       description: `One hop of a public resource's relationships: direction out (default) or in, optionally one predicate (see the schema tool with kind=predicate). ${PAGING} ${READ_ONLY}`,
-      input: rs.idPath.extend(rs.related.shape).strict(),
+      input: resourcePath.extend(relatedQuery(ctx.options).shape).strict(),
       output: withNextArguments(relatedResult),
       async run(base, args) {
         const id = idArgument(args);
-        const result = relatedResult.parse(await related(call(base, PATHS.related(id), args, ['id']), id));
+        const result = await routes.related(call(base, PATHS.related.url({ id }), args, ['id']), id);
         return { structured: { ...result, next_arguments: nextArguments(result.next_url, { id }) } };
       },
     },
@@ -127,10 +125,10 @@ export function facadeTools(ctx: AgentContext): ToolSpec[] {
       name: 'schema',
       title: 'List the public vocabulary',
       description: `The public categories (kind=category, default; use a name as cat in search) or relationship predicates (kind=predicate). ${PAGING} ${READ_ONLY}`,
-      input: fs.schema,
-      output: withNextArguments(facadeResults.schema),
+      input: schemaQuery(ctx.options),
+      output: withNextArguments(schemaResult),
       async run(base, args) {
-        const result = facadeResults.schema.parse(await reads.schema(call(base, PATHS.schema, args)));
+        const result = await routes.schema(call(base, PATHS.schema.url(), args));
         return { structured: { ...result, next_arguments: nextArguments(result.next_url) } };
       },
     },

@@ -65,3 +65,8 @@ export async function effectiveOptions(ctx: AgentContext): Promise<ResolvedOptio
 export function settingsKey(options: ResolvedOptions): string {
   return JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
 }
+
+/** The site's noindex setting now (the stored value, else the option). */
+export async function siteNoindex(ctx: AgentContext): Promise<boolean> {
+  return (await effectiveSettings(ctx)).noindex;
+}

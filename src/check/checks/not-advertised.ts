@@ -1,4 +1,4 @@
-import { PATHS } from '../../http/paths.js';
+import { PATHS } from '../../paths.js';
 import { ACCEPT, isObject, llmsLinks, parseJson, resolve, short, type CheckContext } from '../context.js';
 import { linksWith, readPage } from '../page-view.js';
 import { describeResponse, sameOrigin } from '../site-client.js';
@@ -75,9 +75,9 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
   const aliases = [ref];
   let pageUrl: string | undefined = isUrlRef(ref) ? resolve(ref, `${ctx.origin}/`) : undefined;
   if (!isUrlRef(ref)) {
-    const read = await ctx.client.fetch(PATHS.resource(ref), { accept: ACCEPT.json });
+    const read = await ctx.client.fetch(PATHS.resource.url({ id: ref }), { accept: ACCEPT.json });
     if (read.error !== undefined) found.push(`the facade read could not be checked (${read.error})`);
-    else if (kind === 'private' && read.status !== 404) found.push(`the facade read ${PATHS.resource(ref)} ${describeResponse(read)}, not 404`);
+    else if (kind === 'private' && read.status !== 404) found.push(`the facade read ${PATHS.resource.url({ id: ref })} ${describeResponse(read)}, not 404`);
     else {
       readNote = `facade read ${read.status}; `;
       const body = parseJson(read.body);

@@ -1,52 +1,25 @@
-import type { Router } from 'express';
-import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
+import { PATHS } from '../paths.js';
 import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
-import { agentRoute, methodNotAllowed } from './agent-route.js';
-import { notFound } from './errors.js';
-import type { OperationSpec } from './operations.js';
-import { languageParam, parsePairs, parseValues, resourceRef } from './parameters.js';
-import { callFromRequest, type FacadeCall } from './facade-call.js';
-import { PATHS, absoluteUrl, resolveOnBase } from './paths.js';
+import { notFound } from '../http/errors.js';
+import { MARKDOWN_CONTENT_TYPE } from '../http/representation.js';
+import { API_READ } from '../http/route.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+import { facadeRoute } from './facade-route.js';
 import { composeResourceContent } from './resource-content.js';
-import { MARKDOWN_CONTENT_TYPE } from './representation.js';
-
-export function markdownSchemas(options: ResolvedOptions) {
-  return {
-    query: z.object({ language: languageParam(options.languages, options.defaultLanguage) }).strict(),
-    idPath: z.object({ id: resourceRef }),
-  };
-}
-
-export function markdownOperations(options: ResolvedOptions): OperationSpec[] {
-  const s = markdownSchemas(options);
-  return [
-    {
-      operationId: 'readResourceMarkdown',
-      path: '/agent/resource/{id}/markdown',
-      summary: 'Read one resource as Markdown',
-      description:
-        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, modified, license, attribution, content_complete), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
-      tags: ['content'],
-      pathParams: s.idPath,
-      query: s.query,
-      response: { kind: 'text', mediaType: 'text/markdown' },
-      errors: [400, 404, 413, 503, 504],
-    },
-  ];
-}
+import { resourcePath, resourceQuery } from './resource-route.js';
 
 /** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
 export function apiAccessSection(base: string, id: number, language: string): string {
   return [
     '## API access',
     '',
-    `- [API help](${absoluteUrl(base, PATHS.apiHelp)})`,
-    `- [OpenAPI description](${absoluteUrl(base, PATHS.openapi)})`,
-    `- [This resource as JSON](${absoluteUrl(base, PATHS.resource(id), { language })})`,
+    `- [API help](${absoluteUrl(base, PATHS.apiHelp.url())})`,
+    `- [OpenAPI description](${absoluteUrl(base, PATHS.openapi.url())})`,
+    `- [This resource as JSON](${absoluteUrl(base, PATHS.resource.url({ id }), { language })})`,
     '',
   ].join('\n');
 }
@@ -103,36 +76,26 @@ export async function markdownRepresentation(
   return { body: await markdownDocument(ctx, row, lang, base), language: lang.language };
 }
 
-/**
- * The Markdown read as a function of a `FacadeCall` (`rawId` is the path parameter): the HTTP route
- * and the MCP tool and resource template all run it. Returns the body and the language used.
- */
-export function markdownRead(ctx: AgentContext) {
-  const s = markdownSchemas(ctx.options);
-  return async function markdown(call: FacadeCall, rawId: string): Promise<MarkdownRepresentation> {
-    const { id } = parseValues(s.idPath, { id: rawId });
-    const { language } = parsePairs(call.query, s.query);
-    const markdown = await markdownRepresentation(ctx, id, language, call.base);
-    if (!markdown) throw notFound();
-    return markdown;
-  };
-}
-
-/** Mounts `GET /agent/resource/:id/markdown`. */
-export function mountMarkdown(router: Router, ctx: AgentContext): void {
-  const path = '/agent/resource/:id/markdown';
-  const markdown = markdownRead(ctx);
-  router.get(
-    path,
-    agentRoute(ctx, undefined, async ({ req, base }) => {
-      const { body, language } = await markdown(callFromRequest(req, base), String(req.params.id));
-      return {
-        kind: 'text',
-        body,
-        contentType: MARKDOWN_CONTENT_TYPE,
-        headers: { 'Content-Language': language },
-      };
-    }),
-  );
-  router.all(path, methodNotAllowed);
+/** `GET /agent/resource/{id}/markdown`: the composed Markdown of one public resource. */
+export function markdownRoute(options: ResolvedOptions) {
+  return facadeRoute({
+    path: PATHS.markdown,
+    params: resourcePath,
+    query: resourceQuery(options),
+    response: { kind: 'text', contentType: MARKDOWN_CONTENT_TYPE },
+    policy: API_READ,
+    doc: {
+      operationId: 'readResourceMarkdown',
+      summary: 'Read one resource as Markdown',
+      description:
+        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, modified, license, attribution, content_complete), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
+      tags: ['content'],
+      errors: [400, 404, 413, 503, 504],
+    },
+    async handler({ ctx, call, params, query }) {
+      const markdown = await markdownRepresentation(ctx, params.id, query.language, call.base);
+      if (!markdown) throw notFound();
+      return { body: markdown.body, headers: { 'Content-Language': markdown.language } };
+    },
+  });
 }

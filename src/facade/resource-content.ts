@@ -2,7 +2,7 @@ import type { AgentContext } from '../context.js';
 import type { ResourceRow } from '../content/resource.js';
 import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
 import { toComposable } from '../content/composable-resources.js';
-import { notFound, unavailable } from './errors.js';
+import { notFound, unavailable } from '../http/errors.js';
 
 /**
  * The composed Markdown of a visible resource (as `readVisibleResource` returned it) in an already

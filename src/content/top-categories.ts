@@ -1,0 +1,63 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { localize } from './language.js';
+import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from './visibility.js';
+
+/** A top-level category worth a search link, localized: its stored name is not checked here. */
+export interface TopCategoryRow {
+  id: number;
+  name: string | null;
+  title: string;
+  summary: string;
+}
+
+/** At most this many categories are listed. */
+export const MAX_CATEGORIES = 50;
+
+/**
+ * The top-level categories to advertise, in one statement: the category resource is anonymous-visible
+ * and indexable, the category is neither noindex nor vocabulary (`meta`), and its subtree holds at
+ * least one resource that a search would return (the same rules as `searchResources`).
+ *
+ * ```sql
+ * WITH RECURSIVE tree(id, top) AS (
+ *   SELECT id, id FROM category WHERE parent_id IS NULL
+ *   UNION SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id)
+ * SELECT c.id, r.name, r.title, r.summary FROM category c JOIN rsc r ON r.id = c.id
+ * WHERE c.parent_id IS NULL AND <public category c/r> AND c.id NOT IN (<meta tree>)
+ *   AND c.id IN (SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
+ *                WHERE <listable x>)
+ * ORDER BY c.id LIMIT 50
+ * ```
+ */
+export async function publicTopCategories(
+  db: Kysely<Database>,
+  siteNoindex: boolean,
+  language: string,
+  siteDefault: string,
+): Promise<TopCategoryRow[]> {
+  if (siteNoindex) return [];
+  const searchableTops = sql<number>`(WITH RECURSIVE tree(id, top) AS (
+      SELECT id, id FROM category WHERE parent_id IS NULL
+      UNION
+      SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id
+    ) SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
+      WHERE ${listable(siteNoindex, 'x')})`;
+  const rows = await db
+    .selectFrom('category as c')
+    .innerJoin('rsc as r', 'r.id', 'c.id')
+    .select(['c.id', 'r.name', 'r.title', 'r.summary'])
+    .where('c.parent_id', 'is', null)
+    .where(publicCategory(siteNoindex, 'r', 'c'))
+    .where(notInIdSet('c.id', metaCategoryIds()))
+    .where(inIdSet('c.id', searchableTops))
+    .orderBy('c.id')
+    .limit(MAX_CATEGORIES)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    title: localize(row.title, language, siteDefault),
+    summary: localize(row.summary, language, siteDefault),
+  }));
+}

@@ -1,0 +1,28 @@
+import type { ResolvedOptions } from '../options.js';
+import { PATHS } from '../paths.js';
+import type { OperationSpec } from '../http/operations.js';
+import { absoluteUrl } from '../http/urls.js';
+import { searchQuery } from '../facade/search-route.js';
+import { discoveryVariable, renderApiHelp } from './api-help.js';
+import { documentRoute } from './document-route.js';
+import { perSettingsCache } from './per-settings-cache.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
+import { exampleSearchWord } from './site-content.js';
+import { MEDIA } from './site-links.js';
+
+/**
+ * `GET /api-help`: the help page rendered from the `agent_api_help` template, with a search example
+ * that finds the newest public resource (a word the `text` parameter accepts).
+ */
+export function apiHelpRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
+  const searchText = searchQuery(options).shape.text;
+  const acceptsSearchText = (text: string): boolean => searchText.safeParse(text).success;
+  const discovery = perSettingsCache((site, base) => discoveryVariable(site, base, operations(), undefined));
+  return documentRoute(PATHS.apiHelp, MEDIA.html, async (ctx, base) => {
+    const options = await effectiveOptions(ctx);
+    const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage, acceptsSearchText);
+    const cached = discovery(options, base);
+    const search = word ? absoluteUrl(base, PATHS.search.url(), { text: word, pagelen: 5 }) : null;
+    return { body: renderApiHelp(ctx.templates, { ...cached, examples: { ...cached.examples, search } }) };
+  });
+}

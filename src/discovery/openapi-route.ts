@@ -1,0 +1,22 @@
+import type { ResolvedOptions } from '../options.js';
+import { PATHS } from '../paths.js';
+import type { OperationSpec } from '../http/operations.js';
+import { documentRoute } from './document-route.js';
+import { buildOpenApi } from './openapi.js';
+import { perSettingsCache } from './per-settings-cache.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
+import { MEDIA } from './site-links.js';
+
+/** `GET /openapi.json`: the OpenAPI 3.1 document of every documented route, built once per base. */
+export function openapiRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
+  const document = perSettingsCache((options, base) => {
+    const site = {
+      title: options.siteTitle,
+      base,
+      ...(options.description ? { description: options.description } : {}),
+      ...(options.apiLicense ? { license: options.apiLicense } : {}),
+    };
+    return JSON.stringify(buildOpenApi(operations(), site));
+  });
+  return documentRoute(PATHS.openapi, MEDIA.openapi, async (ctx, base) => ({ body: document(await effectiveOptions(ctx), base) }));
+}

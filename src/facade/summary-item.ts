@@ -1,0 +1,48 @@
+import type { ResolvedOptions } from '../options.js';
+import { PATHS } from '../paths.js';
+import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS } from '../content/display-text.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
+import { categoryReference, toIso, type SummaryRow } from '../content/summaries.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+
+/** What every URL in an item is built from. */
+export interface ItemContext {
+  base: string;
+  options: ResolvedOptions;
+  requestedLanguage: string;
+}
+
+/** The entity identifier: the stored `uri`, else `<base>/id/<id>`. */
+export function entityUri(base: string, id: number, uri: string | null): string {
+  return uri ?? absoluteUrl(base, PATHS.entity.url({ id }));
+}
+
+/** The human page URL of a resource in a language, from the host's builder, made absolute. */
+export function pageUrl(ic: ItemContext, r: { id: number; name: string | null; category_name: string | null }, language: string): string {
+  return resolveOnBase(ic.base, ic.options.pageUrl({ id: r.id, name: r.name, language, category: r.category_name }));
+}
+
+/**
+ * A search/related item: localized summary with language fields and its JSON and Markdown URLs. Its
+ * title (and its category's) is bounded to 512 characters and its summary to 2,048, so one oversized
+ * resource cannot push every page that lists it over the body size bound; the read has the full text.
+ */
+export function summaryItem(ic: ItemContext, row: SummaryRow) {
+  const lang: LanguageFields = chooseLanguage(row.language, ic.requestedLanguage, ic.options.defaultLanguage);
+  const l = lang.language;
+  const category = categoryReference(row, l, ic.options.defaultLanguage);
+  const langQuery = { language: advertisedLanguage(lang, ic.options.languages) };
+  return {
+    id: row.id,
+    uri: entityUri(ic.base, row.id, row.uri),
+    title: boundText(localize(row.title, l, ic.options.defaultLanguage), MAX_ITEM_TITLE_CHARS),
+    summary: boundText(localize(row.summary, l, ic.options.defaultLanguage), MAX_ITEM_SUMMARY_CHARS),
+    category: category && { ...category, title: boundText(category.title, MAX_ITEM_TITLE_CHARS) },
+    page_url: pageUrl(ic, row, l),
+    json_url: absoluteUrl(ic.base, PATHS.resource.url({ id: row.id }), langQuery),
+    markdown_url: absoluteUrl(ic.base, PATHS.markdown.url({ id: row.id }), langQuery),
+    publication_start: toIso(row.publication_start),
+    modified: toIso(row.modified),
+    ...lang,
+  };
+}

@@ -1,0 +1,96 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { withBudget } from './budget.js';
+import { HttpError } from './errors.js';
+import { callFromRequest, type FacadeCall } from './facade-call.js';
+import { parsePairs, parseValues } from './parameters.js';
+import { markPluginResponse } from './plugin-response.js';
+import {
+  API_ROBOTS,
+  CONTENT_CACHE_CONTROL,
+  DISCOVERY_CACHE_CONTROL,
+  JSON_CONTENT_TYPE,
+  sendErrorEnvelope,
+  sendPerCaller,
+  sendRepresentation,
+  type Representation,
+} from './representation.js';
+import type { CachePolicy, Route, RouteOutput, RouteResponse, TextBody } from './route.js';
+import type { RouteContext } from './route-context.js';
+import { answerRouteError } from './route-errors.js';
+
+const CACHE_CONTROL: Record<Exclude<CachePolicy, 'perCaller'>, string> = {
+  content: CONTENT_CACHE_CONTROL,
+  discovery: DISCOVERY_CACHE_CONTROL,
+};
+
+/**
+ * Runs a route for one call, whoever asks (the HTTP responder, an MCP tool): validates the path
+ * parameters (`rawParams`), then the query (strictly, when the route has a query schema), runs the
+ * handler and passes an envelope result through the route's result schema, which strips anything
+ * undocumented. A bad parameter is a 400 naming it.
+ */
+export async function runRoute<C, R extends RouteResponse>(
+  route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined, R>,
+  ctx: C,
+  call: FacadeCall,
+  rawParams: Record<string, string>,
+  req?: Request,
+): Promise<RouteOutput<R>> {
+  const params = route.params ? parseValues(route.params, rawParams) : {};
+  const query = route.query ? parsePairs(call.query, route.query) : {};
+  const output: unknown = await route.handler({ ctx, call, params, query, req });
+  return (route.response.kind === 'envelope' ? route.response.result.parse(output) : output) as RouteOutput<R>;
+}
+
+/** The route's path parameters as the router decoded them. */
+function pathParams(req: Request, route: Route<unknown>): Record<string, string> {
+  return Object.fromEntries(route.path.params.map((name) => [name, String(req.params[name])]));
+}
+
+/** Sends a route's output under its policy: the envelope or text body, cache rules, ETag and size bound. */
+function sendOutput(req: Request, res: Response, route: Route<unknown>, output: unknown, maxBodyBytes: number): void {
+  const { response, policy } = route;
+  const r: Pick<Representation, 'body' | 'contentType' | 'headers'> =
+    response.kind === 'envelope'
+      ? { body: JSON.stringify({ status: 'ok', result: output }), contentType: JSON_CONTENT_TYPE }
+      : { body: (output as TextBody).body, contentType: response.contentType, ...((output as TextBody).headers ? { headers: (output as TextBody).headers } : {}) };
+  if (policy.cache === 'perCaller') return sendPerCaller(req, res, r);
+  sendRepresentation(req, res, {
+    ...r,
+    cacheControl: CACHE_CONTROL[policy.cache],
+    ...(policy.sizeBound ? { maxBytes: maxBodyBytes } : {}),
+  });
+}
+
+/**
+ * The one responder of every plugin route: marks the response as the plugin's, adds the robots
+ * header the policy asks for, runs the route under the time budget and answers under its policy;
+ * every error becomes the error envelope with `no-store` (an unexpected fault is `500 internal_error`,
+ * reported through `onError`).
+ */
+export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined>): RequestHandler {
+  return async function routeResponder(req: Request, res: Response) {
+    markPluginResponse(res);
+    if (route.policy.noindex) res.setHeader('X-Robots-Tag', API_ROBOTS);
+    try {
+      const call = callFromRequest(req, route.policy.absoluteUrls ? ctx.baseUrl(req) : () => ctx.baseUrl(req));
+      const output = await withBudget(ctx.options.budgetMs, () => runRoute(route, ctx, call, pathParams(req, route), req));
+      sendOutput(req, res, route, output, ctx.options.maxBodyBytes);
+    } catch (error) {
+      answerRouteError(ctx, req, res, error);
+    }
+  };
+}
+
+/** 405 with `Allow: GET, HEAD` for every other method on a plugin path. */
+export function methodNotAllowed(_req: Request, res: Response): void {
+  markPluginResponse(res);
+  sendErrorEnvelope(res, new HttpError(405, 'method_not_allowed', 'only GET and HEAD are supported'), { Allow: 'GET, HEAD' });
+}
+
+/** Registers a route: GET (and HEAD) answer it, every other method gets 405 with `Allow: GET, HEAD`. */
+export function mountRoute<C extends RouteContext>(router: Router, ctx: C, route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined>): void {
+  router.get(route.path.expressPath, respond(ctx, route));
+  router.all(route.path.expressPath, methodNotAllowed);
+}
