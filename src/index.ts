@@ -17,7 +17,7 @@ import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
-export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess } from './options.js';
+export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
 export type {
   Database,
   Block,

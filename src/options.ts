@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Request } from 'express';
 import type { Database } from './db/schema.js';
+import type { AgentDiscoveryOptions, CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 import { isLanguageTag } from './content/language.js';
 
 /** The plugin's own templates directory: always the last in the lookup order. */
@@ -15,23 +16,7 @@ export const PLUGIN_TEMPLATE_DIR = (() => {
   return path.join(root, 'templates');
 })();
 
-/** What the page-URL builder receives: enough to build the human page URL of a resource. */
-export interface PageUrlInput {
-  id: number;
-  name: string | null;
-  language: string;
-  category: string | null;
-}
-
-/** What the media URL builder receives. */
-export interface MediaUrlInput {
-  id: number;
-  filename: string;
-  mime: string;
-}
-
-/** Which resources a caller of the compatibility model API may see. */
-export type CallerAccess = 'anonymous' | 'all';
+export type { AgentDiscoveryOptions, CallerAccess, DatabaseOption, MediaUrlInput, PageUrlInput } from './agent-options.js';
 
 /** Default page-URL builder: `/<language>/page/<id>`. */
 export const DEFAULT_PAGE_URL = (r: PageUrlInput): string => `/${r.language}/page/${r.id}`;
@@ -183,7 +168,19 @@ export const optionsSchema = z
   })
   .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));
 
-export type AgentDiscoveryOptions = z.input<typeof optionsSchema>;
+/** Both ways assignable, with the same keys: a documented option the schema lacks (or the reverse) fails to compile. */
+type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
+type Assert<T extends readonly true[]> = T;
+type SchemaInput = z.input<typeof optionsSchema>;
+/** Compile-time check: the documented `AgentDiscoveryOptions` is the schema's input type, nested objects included. */
+export type OptionsMatchSchema = Assert<
+  [
+    SameType<AgentDiscoveryOptions, SchemaInput>,
+    SameType<NonNullable<AgentDiscoveryOptions['ard']>, NonNullable<SchemaInput['ard']>>,
+    SameType<NonNullable<AgentDiscoveryOptions['apiLicense']>, NonNullable<SchemaInput['apiLicense']>>,
+    SameType<Exclude<NonNullable<AgentDiscoveryOptions['mcp']>, boolean>, Exclude<NonNullable<SchemaInput['mcp']>, boolean>>,
+  ]
+>;
 export type ResolvedOptions = Readonly<z.output<typeof optionsSchema>>;
 
 /** Validates options once at start-up; a bad option throws an error naming the option path. */

@@ -1,0 +1,109 @@
+import type { Request } from 'express';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/schema.js';
+
+/** What the page-URL builder receives: enough to build the human page URL of a resource. */
+export interface PageUrlInput {
+  id: number;
+  name: string | null;
+  language: string;
+  category: string | null;
+}
+
+/** What the media URL builder receives. */
+export interface MediaUrlInput {
+  id: number;
+  filename: string;
+  mime: string;
+}
+
+/** Which resources a caller of the compatibility model API may see. */
+export type CallerAccess = 'anonymous' | 'all';
+
+/** Where the content lives: PostgreSQL, an embedded PGlite (on disk or in memory), or a Kysely instance of the host. */
+export type DatabaseOption =
+  /** PostgreSQL; `poolSize` 1 to 200, default 10. */
+  | { url: string; poolSize?: number | undefined }
+  /** PGlite with its data in this directory. */
+  | { dataDir: string }
+  /** PGlite in memory (tests, demos). */
+  | { memory: true }
+  /** An existing Kysely instance over the content schema (the host closes it). */
+  | { kysely: Kysely<Database> };
+
+/**
+ * The options of `createAgentDiscovery`, as an editor shows them. They are validated once at start-up
+ * (`optionsSchema` in `src/options.ts`; a compile-time check keeps this interface and the schema's
+ * input type the same); a bad option throws a `TypeError` naming it.
+ */
+export interface AgentDiscoveryOptions {
+  /** The site's title (H1 of llms.txt, API help, ARD display name); 1 to 200 characters. Required. */
+  siteTitle: string;
+  /** One-line public description of the site's information (at most 1,000 characters). @default none */
+  description?: string | undefined;
+  /**
+   * Public origin for absolute URLs, e.g. `https://example.org` (no query or fragment). Without it the
+   * request's protocol and host are used, `X-Forwarded-*` only when the app's `trust proxy` trusts the peer.
+   * @default from the request
+   */
+  baseUrl?: string | undefined;
+  /** The site's language codes (`en`, `pt-br`). @default ['en'] */
+  languages?: string[] | undefined;
+  /** The default language; one of `languages`. @default the first of `languages` */
+  defaultLanguage?: string | undefined;
+  /** Site-wide noindex: nothing is listed or advertised as alternate. @default false */
+  noindex?: boolean | undefined;
+  /** Override directories, searched in order before the plugin's `templates/`; each must exist. @default [] */
+  templateDirs?: string[] | undefined;
+  /** Human page URL of a resource (relative URLs are made absolute). @default `/<language>/page/<id>` */
+  pageUrl?: ((r: PageUrlInput) => string) | undefined;
+  /** Download URL of a resource's medium. @default `/media/attachment/<filename>` */
+  mediaUrl?: ((m: MediaUrlInput) => string) | undefined;
+  /** Sitemap URL, linked from API help and llms.txt. @default none */
+  sitemapUrl?: string | undefined;
+  /**
+   * The text between llms.txt's summary and its first section (at most 2,000 characters; blank-line
+   * separated paragraphs). @default a paragraph on what the site offers, that no key is needed, and how to cite
+   */
+  llmsNotes?: string | undefined;
+  /** How many of the newest public, indexable resources llms.txt lists (0 to 50; 0 leaves the section out). @default 10 */
+  llmsNewest?: number | undefined;
+  /** Also put the site-level links on every HTML response of the host. @default false */
+  linkAllHtml?: boolean | undefined;
+  /** Answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML. @default true */
+  markdownHome?: boolean | undefined;
+  /** Where the content lives. Required. */
+  database: DatabaseOption;
+  /** Apply the migrations at start-up. @default false */
+  migrate?: boolean | undefined;
+  /**
+   * Key (at least 32 characters) sealing the `cursor` of `next_url`; give every instance behind one load
+   * balancer the same secret. @default random per process
+   */
+  continuationSecret?: string | undefined;
+  /** Time budget per request in ms, 100 to 60,000 (also the pool's `statement_timeout`). @default 5000 */
+  budgetMs?: number | undefined;
+  /** Larger responses are a 413; 1 KiB to 64 MiB. @default 1048576 */
+  maxBodyBytes?: number | undefined;
+  /** The host's ACL hook for the compatibility edge reads. @default () => 'anonymous' */
+  callerAccess?: ((req: Request) => CallerAccess | Promise<CallerAccess>) | undefined;
+  /** Called once for every unexpected error inside a plugin route (answered `500 internal_error`). @default a process warning */
+  onError?: ((error: unknown, req: Request) => void) | undefined;
+  /** The ARD manifest's identifier and registry hints. */
+  ard?:
+    | {
+        /** `urn:air:<publisher>:<namespace>:<name>`. @default 'content' */
+        namespace?: string | undefined;
+        /** @default 'api' */
+        name?: string | undefined;
+        /** 2 to 5 example questions for ARD registries. @default three generic queries */
+        representativeQueries?: string[] | undefined;
+        /** Only then is a trust manifest advertised. @default none */
+        identity?: { trustManifestUrl: string } | undefined;
+      }
+    | undefined;
+  /** The licence of the API description, as OpenAPI's License Object (`url` or `identifier`, not both). @default none */
+  apiLicense?: { name: string; url?: string | undefined; identifier?: string | undefined } | undefined;
+  /** `true` or `{ path }` turns on the read-only MCP endpoint at `/mcp` (or `path`). @default false */
+  mcp?: boolean | { path?: string | undefined } | undefined;
+}
