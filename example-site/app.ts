@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,7 @@ import { sql, type SqlBool } from 'kysely';
 import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
 import { createSitemapRoute } from './sitemap.js';
+import { createResourceAdmin } from './admin-resources.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,6 +61,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
+    // The agent admin pages are the administrator's; their CSRF key is derived from the session secret.
+    isAdmin: (req) => isAdmin(req, session),
+    adminSecret: createHash('sha256').update(`agent-admin:${session.secret}`).digest('base64url'),
     mcp: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
@@ -85,7 +90,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
       db,
       languages: LANGUAGES,
       defaultLanguage: 'en',
-      siteNoindex: agent.options.noindex,
+      siteNoindex: async () => (await agent.settings()).noindex,
       publicOrigin: agent.baseUrl,
       pagePath: (id, lang) => `/${lang}/page/${id}`,
     }),
@@ -172,6 +177,11 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     const language = typeof req.query.language === 'string' && LANGUAGES.includes(req.query.language) ? req.query.language : 'en';
     res.redirect(302, `/${language}/page/${id}`);
   });
+
+  // The administrator's area: the site's own resource editor and the plugin's agent admin pages
+  // (both answer 404 to everyone else, like any path that does not exist).
+  app.use('/admin/resources', createResourceAdmin({ db, session, languages: LANGUAGES, render: (req, res, view, vars) => render(req, res, view, vars) }));
+  app.use('/admin/agent', agent.adminRouter);
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));
   app.post('/login', loginForm, (req, res) => {

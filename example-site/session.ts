@@ -63,3 +63,21 @@ export function signIn(res: Response, config: SessionConfig): void {
 export function signOut(res: Response): void {
   res.setHeader('Set-Cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
 }
+
+/**
+ * The CSRF token of the administrator's forms: bound to the signed session cookie, so a page of
+ * another site can neither read nor compute it. Undefined without a session.
+ */
+export function csrfToken(req: Request, config: SessionConfig): string | undefined {
+  const cookie = parseCookies(req.get('cookie')).get(COOKIE);
+  return cookie ? createHmac('sha256', config.secret).update(`csrf:${cookie}`).digest('base64url') : undefined;
+}
+
+/** True when the posted token is this session's. */
+export function validCsrf(req: Request, config: SessionConfig, submitted: unknown): boolean {
+  const wanted = csrfToken(req, config);
+  if (!wanted || typeof submitted !== 'string') return false;
+  const a = Buffer.from(submitted);
+  const b = Buffer.from(wanted);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -10,7 +10,8 @@ export interface SitemapOptions {
   /** The site's languages: a page is listed in each of its languages that the site serves. */
   languages: readonly string[];
   defaultLanguage: string;
-  siteNoindex: boolean;
+  /** The site's noindex setting now (the plugin's effective settings: `async () => (await agent.settings()).noindex`). */
+  siteNoindex: () => Promise<boolean>;
   /** The public origin of a request (`agent.baseUrl`: the configured base URL, else the validated `Host`); undefined when unusable. */
   publicOrigin: (req: Request) => string | undefined;
   /** The human page path of a resource in a language. */
@@ -40,7 +41,7 @@ export function createSitemapRoute(o: SitemapOptions): RequestHandler {
         .selectFrom('rsc as r')
         .select(['r.id', 'r.language', 'r.modified'])
         .where(anonymousVisible('r'))
-        .where(indexable(o.siteNoindex, 'r'))
+        .where(indexable(await o.siteNoindex(), 'r'))
         .orderBy('r.id')
         .limit(MAX_SITEMAP_URLS - 1)
         .execute();

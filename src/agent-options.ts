@@ -99,6 +99,13 @@ export interface AgentDiscoveryOptions {
   callerAccess?: ((req: Request) => CallerAccess | Promise<CallerAccess>) | undefined;
   /** Called once for every unexpected error inside a plugin route (answered `500 internal_error`). @default a process warning */
   onError?: ((error: unknown, req: Request) => void) | undefined;
+  /**
+   * Who may use `agent.adminRouter`; for everyone else the host's 404 stands (a throwing hook counts
+   * as no). @default () => false
+   */
+  isAdmin?: ((req: Request) => boolean | Promise<boolean>) | undefined;
+  /** Key (≥ 32 characters) of the admin forms' CSRF tokens; the same on every instance. @default random per process */
+  adminSecret?: string | undefined;
   /** The ARD manifest's identifier and registry hints. */
   ard?:
     | {

@@ -12,6 +12,8 @@ import {
   type ResourceLinksParams,
 } from './discovery/index.js';
 import { createAgentRouter } from './router.js';
+import { createAdminRouter } from './admin/admin-router.js';
+import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
@@ -38,11 +40,23 @@ export { migrateToLatest } from './db/migrator.js';
 // The checks of `express-agent-discovery check`, for scripts and CI: a report of what agents see on a site.
 export { runSiteChecks, checkReportSchema, formatReport } from './check/index.js';
 export type { CheckReport, CheckResult, SiteCheckOptions, HiddenRef } from './check/index.js';
+export type { EffectiveSettings, SettingSource } from './settings/effective-settings.js';
 
 /** A mounted plugin instance. */
 export interface AgentDiscovery {
   /** Discovery documents and the anonymous facade; `app.use(agent.router)` at the root. */
   readonly router: Router;
+  /**
+   * The admin pages (overview, resource inspector, verify, settings), for the host's admin area:
+   * `app.use('/admin/agent', agent.adminRouter)`. Only requests for which `isAdmin(req)` is true are
+   * answered; for everyone else the host's 404 stands.
+   */
+  readonly adminRouter: Router;
+  /**
+   * The run-time settings in force now (description, site noindex, sitemap URL, llms.txt notes): the
+   * admin page's stored values over the options. Read from the database on every call.
+   */
+  settings(): Promise<EffectiveSettings>;
   /** Link-merging middleware; `app.use(agent.linkHeaders)` once, before the host's routes. */
   readonly linkHeaders: RequestHandler;
   /**
@@ -96,6 +110,8 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   return Object.freeze({
     router: createAgentRouter(ctx),
+    adminRouter: createAdminRouter(ctx),
+    settings: () => effectiveSettings(ctx),
     linkHeaders: createLinkMiddleware(ctx),
     setResourceHeaders: createSetResourceHeaders(ctx),
     sendMarkdownIfPreferred,

@@ -24,6 +24,8 @@ export const DEFAULT_PAGE_URL = (r: PageUrlInput): string => `/${r.language}/pag
 export const DEFAULT_MEDIA_URL = (m: MediaUrlInput): string => `/media/attachment/${encodeURIComponent(m.filename)}`;
 /** Default ACL hook of the compatibility model API: everyone is anonymous. */
 export const DEFAULT_CALLER_ACCESS = (): CallerAccess => 'anonymous';
+/** Default admin hook: nobody is an administrator (`adminRouter` answers nothing). */
+export const DEFAULT_IS_ADMIN = (): boolean => false;
 
 /**
  * Default report of an unexpected error inside a plugin route (the request answered 500
@@ -134,6 +136,8 @@ export const optionsSchema = z
       () => DEFAULT_CALLER_ACCESS,
     ),
     onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR),
+    isAdmin: fn<(req: Request) => boolean | Promise<boolean>>('request → true for an administrator').default(() => DEFAULT_IS_ADMIN),
+    adminSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     ard: z
       .object({
         namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),

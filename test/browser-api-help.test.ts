@@ -1,18 +1,16 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumSkip, launchChromium } from './support/chromium.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { createExampleSite } from '../example-site/app.js';
 import { DEMO } from '../example-site/seed.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 // A person's view: the API help page in a real browser, its search example clicked, and an
 // ordinary page whose visible body says nothing about the API (discovery lives in <head> only).
-describe('in a real browser (Debian Chromium)', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (.ci/run installs it)` }, () => {
+describe('in a real browser (Debian Chromium)', { skip: chromiumSkip }, () => {
   let content: TestDatabase;
   let server: Server;
   let base: string;
@@ -24,10 +22,7 @@ describe('in a real browser (Debian Chromium)', { skip: existsSync(CHROMIUM) ? f
       const s = site.app.listen(0, '127.0.0.1', () => resolve(s));
     });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

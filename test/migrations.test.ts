@@ -68,7 +68,7 @@ if (process.env.DATABASE_URL) {
       const [a, b] = await Promise.all([run(), run()]);
       assert.equal(a.code, 0, a.out);
       assert.equal(b.code, 0, b.out);
-      assert.deepEqual([a.out, b.out].sort(), ['applied: 0001_content_schema\n', 'schema is up to date\n']);
+      assert.deepEqual([a.out, b.out].sort(), ['applied: 0001_content_schema, 0002_agent_settings\n', 'schema is up to date\n']);
       await fresh.close();
     });
   });

@@ -105,7 +105,7 @@ describe('express-agent-discovery command line', () => {
       const dir = path.join(tmp, 'a', 'b');
       const first = await cli(['migrate', '--data-dir', dir], { DATABASE_URL: 'postgres://ignored@127.0.0.1:1/x' });
       assert.equal(first.code, 0, first.err);
-      assert.equal(first.out, 'applied: 0001_content_schema\n');
+      assert.equal(first.out, 'applied: 0001_content_schema, 0002_agent_settings\n');
       const again = await cli(['migrate', `--data-dir=${dir}`]);
       assert.equal(again.code, 0, again.err);
       assert.equal(again.out, 'schema is up to date\n');

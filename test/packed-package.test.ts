@@ -299,7 +299,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
 
   it('ships compiled code for everything imported, templates, LICENSE and README; no sources or maps', () => {
     const paths = packedFiles.map((f) => f.path);
-    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'templates/_agent_content.njk', 'templates/agent_api_help.njk']) {
+    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk']) {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
     const unexpected = paths.filter(
@@ -355,7 +355,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
       const dir = path.join(projects.get('5')!, 'data', 'nested');
       const first = await cli(['migrate', '--data-dir', dir]);
       assert.equal(first.code, 0, first.stderr);
-      assert.equal(first.stdout, 'applied: 0001_content_schema\n');
+      assert.equal(first.stdout, 'applied: 0001_content_schema, 0002_agent_settings\n');
       const again = await cli(['migrate', '--data-dir', dir]);
       assert.equal(again.code, 0, again.stderr);
       assert.equal(again.stdout, 'schema is up to date\n');
@@ -366,7 +366,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
       try {
         const first = await cli(['migrate', '--database-url', db.url]);
         assert.equal(first.code, 0, first.stderr);
-        assert.equal(first.stdout, 'applied: 0001_content_schema\n');
+        assert.equal(first.stdout, 'applied: 0001_content_schema, 0002_agent_settings\n');
         const again = await cli(['migrate'], childEnv({ DATABASE_URL: db.url }));
         assert.equal(again.code, 0, again.stderr);
         assert.equal(again.stdout, 'schema is up to date\n');

@@ -69,7 +69,18 @@ export interface MediumTable {
 }
 
 /** The content schema the plugin reads, as Kysely sees it. */
+/** The plugin's own settings row (migration 0002); null columns fall back to the factory options. */
+export interface AgentSettingsTable {
+  id: Generated<boolean>;
+  description: string | null;
+  noindex: boolean | null;
+  sitemap_url: string | null;
+  llms_notes: string | null;
+  modified: Generated<Date>;
+}
+
 export interface Database {
+  agent_discovery_settings: AgentSettingsTable;
   rsc: RscTable;
   category: CategoryTable;
   predicate_category: PredicateCategoryTable;

@@ -5,7 +5,8 @@ import { absoluteUrl } from '../http/urls.js';
 import { searchQuery } from '../facade/search-route.js';
 import { discoveryVariable, renderApiHelp } from './api-help.js';
 import { documentRoute } from './document-route.js';
-import { perBaseCache } from './per-base-cache.js';
+import { perSettingsCache } from './per-settings-cache.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
 import { exampleSearchWord } from './site-content.js';
 import { MEDIA } from './site-links.js';
 
@@ -16,10 +17,11 @@ import { MEDIA } from './site-links.js';
 export function apiHelpRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
   const searchText = searchQuery(options).shape.text;
   const acceptsSearchText = (text: string): boolean => searchText.safeParse(text).success;
-  const discovery = perBaseCache((base) => discoveryVariable(options, base, operations(), undefined));
+  const discovery = perSettingsCache((site, base) => discoveryVariable(site, base, operations(), undefined));
   return documentRoute(PATHS.apiHelp, MEDIA.html, async (ctx, base) => {
+    const options = await effectiveOptions(ctx);
     const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage, acceptsSearchText);
-    const cached = discovery(base);
+    const cached = discovery(options, base);
     const search = word ? absoluteUrl(base, PATHS.search.url(), { text: word, pagelen: 5 }) : null;
     return { body: renderApiHelp(ctx.templates, { ...cached, examples: { ...cached.examples, search } }) };
   });

@@ -1,4 +1,5 @@
 import type { ResolvedOptions } from '../options.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
 import { PATHS } from '../paths.js';
 import { buildArdManifest } from './ard-manifest.js';
 import { documentRoute, type DocumentBuilder } from './document-route.js';
@@ -10,6 +11,6 @@ import { MEDIA } from './site-links.js';
  */
 export function ardRoutes(options: ResolvedOptions) {
   const mountedAt = new Date();
-  const manifest: DocumentBuilder = (_ctx, base) => ({ body: JSON.stringify(buildArdManifest(options, base, mountedAt)) });
+  const manifest: DocumentBuilder = async (ctx, base) => ({ body: JSON.stringify(buildArdManifest(await effectiveOptions(ctx), base, mountedAt)) });
   return [documentRoute(PATHS.ard, MEDIA.ard, manifest), documentRoute(PATHS.aiCatalog, MEDIA.ard, manifest)];
 }

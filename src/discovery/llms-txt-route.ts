@@ -1,4 +1,5 @@
 import type { AgentContext } from '../context.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { documentRoute } from './document-route.js';
@@ -8,7 +9,7 @@ import { MEDIA } from './site-links.js';
 
 /** The llms.txt body for a public base: the site, its API entry points, its categories and newest resources. */
 export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<string> {
-  const { options } = ctx;
+  const options = await effectiveOptions(ctx);
   const categories = await advertisedCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
   const newest = await newestResources(ctx.db, options, options.llmsNewest);
   return buildLlmsTxt({

@@ -3,12 +3,13 @@ import { PATHS } from '../paths.js';
 import type { OperationSpec } from '../http/operations.js';
 import { documentRoute } from './document-route.js';
 import { buildOpenApi } from './openapi.js';
-import { perBaseCache } from './per-base-cache.js';
+import { perSettingsCache } from './per-settings-cache.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
 import { MEDIA } from './site-links.js';
 
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every documented route, built once per base. */
 export function openapiRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
-  const document = perBaseCache((base) => {
+  const document = perSettingsCache((options, base) => {
     const site = {
       title: options.siteTitle,
       base,
@@ -17,5 +18,5 @@ export function openapiRoute(options: ResolvedOptions, operations: () => readonl
     };
     return JSON.stringify(buildOpenApi(operations(), site));
   });
-  return documentRoute(PATHS.openapi, MEDIA.openapi, (_ctx, base) => ({ body: document(base) }));
+  return documentRoute(PATHS.openapi, MEDIA.openapi, async (ctx, base) => ({ body: document(await effectiveOptions(ctx), base) }));
 }

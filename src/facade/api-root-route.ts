@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { effectiveSettings } from '../settings/effective-settings.js';
 import { z } from 'zod';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
@@ -38,7 +39,6 @@ type ListedOperation = z.input<typeof apiRootResult>['operations'][number];
  */
 export function apiRootRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
   let listed: ListedOperation[] | undefined;
-  const api = describeApi({ title: options.siteTitle, description: options.description });
   return facadeRoute({
     path: PATHS.apiRoot,
     params: undefined,
@@ -52,10 +52,10 @@ export function apiRootRoute(options: ResolvedOptions, operations: () => readonl
       tags: ['api'],
       errors: [400],
     },
-    async handler({ call }) {
+    async handler({ ctx, call }) {
       listed ??= operations().map((op) => ({ method: 'GET' as const, path: op.path, summary: op.summary }));
       return {
-        ...api,
+        ...describeApi({ title: options.siteTitle, description: (await effectiveSettings(ctx)).description }),
         openapi_url: absoluteUrl(call.base, PATHS.openapi.url()),
         api_help_url: absoluteUrl(call.base, PATHS.apiHelp.url()),
         operations: listed,

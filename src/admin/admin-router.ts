@@ -1,0 +1,188 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { AgentContext } from '../context.js';
+import { runSiteChecks, siteCheckUsageError, type HiddenRef } from '../check/index.js';
+import { markPluginResponse } from '../http/plugin-response.js';
+import { resourceRef } from '../http/parameters.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
+import { reportUnexpected } from '../http/route-errors.js';
+import { effectiveSettings } from '../settings/effective-settings.js';
+import { writeStoredSettings } from '../settings/settings-store.js';
+import { SETTING_LIMITS } from '../settings/settings-schema.js';
+import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
+import { inspectResource } from './inspector.js';
+import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows, SETTING_LABELS } from './overview.js';
+import { formValues, readSettingsForm } from './settings-form.js';
+
+/** The admin pages' templates (overridable like every template of the plugin). */
+export const ADMIN_TEMPLATES = {
+  overview: 'agent_admin_overview.njk',
+  resource: 'agent_admin_resource.njk',
+  verify: 'agent_admin_verify.njk',
+  settings: 'agent_admin_settings.njk',
+  message: 'agent_admin_message.njk',
+} as const;
+
+/** The largest admin form body read; a bigger one is refused before it is parsed. */
+export const MAX_ADMIN_FORM_BYTES = 4 * 1024 * 1024;
+
+/** Express 4 hosts do not catch rejected promises: every async handler passes its error on itself. */
+const handle = (fn: (req: Request, res: Response) => Promise<unknown> | void) =>
+  function adminPage(req: Request, res: Response, next: NextFunction) {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch(next);
+  };
+
+class AdminError extends Error {
+  constructor(readonly status: number, readonly title: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * The plugin's admin pages, for the host to mount under its own admin area
+ * (`app.use('/admin/agent', agent.adminRouter)`). Every request is first put to the `isAdmin` hook:
+ * for anyone else the router does nothing and the host's own 404 answers, exactly as for a path that
+ * does not exist. Pages are server-rendered from the plugin's templates and work without JavaScript;
+ * every form carries a CSRF token (see `createCsrfGuard`).
+ */
+export function createAdminRouter(ctx: AgentContext): Router {
+  const router = express.Router();
+  const csrf = createCsrfGuard(ctx.options.adminSecret);
+  const form = express.urlencoded({ extended: false, limit: MAX_ADMIN_FORM_BYTES, parameterLimit: 20 });
+
+  router.use(async function adminOnly(req: Request, res: Response, next: NextFunction) {
+    let admin = false;
+    try {
+      admin = (await ctx.options.isAdmin(req)) === true;
+    } catch (error) {
+      reportUnexpected(ctx, req, error);
+    }
+    if (!admin) return next('router');
+    markPluginResponse(res);
+    res.set({
+      'Cache-Control': 'no-store',
+      'X-Robots-Tag': 'noindex, nofollow',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'Referrer-Policy': 'same-origin',
+    });
+    next();
+  });
+
+  const baseOf = (req: Request): string => {
+    try {
+      return ctx.baseUrl(req);
+    } catch {
+      throw new AdminError(400, 'Unusable host', 'The request\'s Host cannot be used to build public URLs; configure the baseUrl option.');
+    }
+  };
+
+  const render = (req: Request, res: Response, template: string, vars: Record<string, unknown>, status = 200) => {
+    const base = baseOf(req);
+    const admin = {
+      path: req.baseUrl,
+      siteTitle: ctx.options.siteTitle,
+      csrfField: CSRF_FIELD,
+      csrfToken: csrf.token(req, res),
+      documents: {
+        apiHelp: absoluteUrl(base, PATHS.apiHelp.url()),
+        llmsTxt: absoluteUrl(base, PATHS.llmsTxt.url()),
+        openapi: absoluteUrl(base, PATHS.openapi.url()),
+        apiCatalog: absoluteUrl(base, PATHS.apiCatalog.url()),
+        ard: absoluteUrl(base, PATHS.ard.url()),
+      },
+    };
+    res.status(status).type('html').send(ctx.templates.render(template, { admin, ...vars }));
+  };
+
+  const checkCsrf = (req: Request) => {
+    const refusal = csrf.refusal(req, (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD]);
+    if (refusal) throw new AdminError(403, 'Form refused', `This form was refused: ${refusal}. Reload the admin page and submit the form again.`);
+  };
+
+  router.get('/', handle(async (req, res) => {
+    const base = baseOf(req);
+    const settings = await effectiveSettings(ctx);
+    const [documents, counts, newest] = await Promise.all([
+      documentStatuses(ctx, base),
+      resourceCounts(ctx, settings.noindex),
+      newestAsAgentsSeeThem(ctx, base, settings.noindex),
+    ]);
+    render(req, res, ADMIN_TEMPLATES.overview, { page: 'overview', settings: settingRows(settings), table: settings.table, documents, counts, newest, base });
+  }));
+
+  router.get('/resource', handle(async (req, res) => {
+    const raw = typeof req.query.ref === 'string' ? req.query.ref.trim() : '';
+    const language = typeof req.query.language === 'string' && ctx.options.languages.includes(req.query.language) ? req.query.language : ctx.options.defaultLanguage;
+    if (!raw) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: '' });
+    const parsed = resourceRef.safeParse(raw);
+    if (!parsed.success) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `"${raw}" is not a resource id or name: expected a number or a name such as about_us.` }, 400);
+    const settings = await effectiveSettings(ctx);
+    const inspection = await inspectResource(ctx, req, baseOf(req), parsed.data, language, settings);
+    if (!inspection) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `There is no resource with the id or name "${raw}".` }, 404);
+    render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, r: inspection, languages: ctx.options.languages });
+  }));
+
+  router.get('/verify', handle((req, res) => render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target: `${baseOf(req)}/` })));
+  router.post('/verify', form, handle(async (req, res) => {
+    checkCsrf(req);
+    const body = req.body as Record<string, unknown>;
+    const target = `${baseOf(req)}/`;
+    const hidden: HiddenRef[] = [];
+    for (const kind of ['private', 'noindex'] as const) {
+      const ref = typeof body[kind] === 'string' ? (body[kind] as string).trim() : '';
+      if (ref) hidden.push({ kind, ref });
+    }
+    const problem = siteCheckUsageError(target, { hidden });
+    if (problem) throw new AdminError(400, 'Cannot verify', `The checks cannot run: ${problem}.`);
+    const report = await runSiteChecks(target, { hidden });
+    render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target, report, failed: report.checks.filter((c) => !c.ok).length });
+  }));
+
+  router.get('/settings', handle(async (req, res) => {
+    const settings = await effectiveSettings(ctx);
+    render(req, res, ADMIN_TEMPLATES.settings, settingsVars(settings, formValues(settings), req.query.saved === '1'));
+  }));
+  router.post('/settings', form, handle(async (req, res) => {
+    checkCsrf(req);
+    const settings = await effectiveSettings(ctx);
+    if (!settings.table) throw new AdminError(409, 'Settings are not stored', 'This database has no settings table: run the plugin\'s migrations (npx express-agent-discovery migrate).');
+    const read = readSettingsForm(req.body as Record<string, unknown>);
+    if (!read.ok) return render(req, res, ADMIN_TEMPLATES.settings, { ...settingsVars(settings, read.form, false), problems: read.problems.map((p) => ({ ...p, label: SETTING_LABELS[p.field] })) }, 400);
+    await writeStoredSettings(ctx.db, read.value);
+    res.redirect(303, `${req.baseUrl}/settings?saved=1`);
+  }));
+
+  for (const path of ['/', '/resource', '/verify', '/settings']) {
+    router.all(path, (req, res) => {
+      const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
+      res.set('Allow', allow);
+      render(req, res, ADMIN_TEMPLATES.message, { title: 'Method not allowed', message: `${req.method} is not allowed here (${allow}).` }, 405);
+    });
+  }
+
+  router.use(function adminError(error: unknown, req: Request, res: Response, _next: NextFunction) {
+    const status = (error as { status?: unknown }).status;
+    let answer: AdminError;
+    if (error instanceof AdminError) answer = error;
+    else if (status === 413) answer = new AdminError(413, 'Form too large', `The form is larger than ${MAX_ADMIN_FORM_BYTES / 1024 / 1024} MiB. The description may have at most ${SETTING_LIMITS.description} characters, the llms.txt notes ${SETTING_LIMITS.llmsNotes}.`);
+    else if (typeof status === 'number' && status >= 400 && status < 500) answer = new AdminError(status, 'Bad request', 'The form could not be read.');
+    else {
+      reportUnexpected(ctx, req, error);
+      answer = new AdminError(500, 'Internal error', 'The admin page failed; the error was reported through onError.');
+    }
+    if (res.headersSent) return;
+    try {
+      render(req, res, ADMIN_TEMPLATES.message, { title: answer.title, message: answer.message }, answer.status);
+    } catch {
+      res.status(answer.status).type('text').send(`${answer.title}: ${answer.message}`);
+    }
+  });
+  return router;
+}
+
+function settingsVars(settings: Awaited<ReturnType<typeof effectiveSettings>>, form: ReturnType<typeof formValues>, saved: boolean) {
+  return { page: 'settings', settings: settingRows(settings), table: settings.table, form, saved, limits: SETTING_LIMITS };
+}

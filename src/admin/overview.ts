@@ -1,0 +1,119 @@
+import { sql, type SqlBool } from 'kysely';
+import type { AgentContext } from '../context.js';
+import { summaryItem } from '../facade/summary-item.js';
+import { searchResources } from '../content/search.js';
+import { anonymousVisible, indexable, notMeta } from '../content/visibility.js';
+import { createSiteClient } from '../check/site-client.js';
+import { PATHS } from '../paths.js';
+import { absoluteUrl } from '../http/urls.js';
+import { MEDIA } from '../discovery/site-links.js';
+import type { EffectiveSettings } from '../settings/effective-settings.js';
+import { SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
+
+/** The labels of the run-time settings, as the admin pages show them. */
+export const SETTING_LABELS: Record<SettingName, string> = {
+  description: 'Description',
+  noindex: 'Site noindex',
+  sitemapUrl: 'Sitemap URL',
+  llmsNotes: 'llms.txt notes',
+};
+
+/** One row of the effective-settings table. */
+export interface SettingRow {
+  name: string;
+  label: string;
+  value: string;
+  source: string;
+}
+
+export function settingRows(s: EffectiveSettings): SettingRow[] {
+  const shown = (name: SettingName): string => {
+    const v = s[name];
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    return v ?? '(none)';
+  };
+  return SETTING_NAMES.map((name) => ({ name, label: SETTING_LABELS[name], value: shown(name), source: s.source[name] }));
+}
+
+/** The discovery documents and their expected media type (a parameter-free prefix). */
+function documents(ctx: AgentContext): { path: string; type: string }[] {
+  return [
+    { path: PATHS.llmsTxt.url(), type: MEDIA.llmsTxt },
+    { path: PATHS.apiHelp.url(), type: MEDIA.html },
+    { path: PATHS.openapi.url(), type: MEDIA.openapi },
+    { path: PATHS.apiCatalog.url(), type: MEDIA.linkset },
+    { path: PATHS.ard.url(), type: MEDIA.ard },
+    { path: PATHS.apiRoot.url(), type: 'application/json' },
+    ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard.url(), type: MEDIA.mcpServerCard }] : []),
+  ];
+}
+
+/** One discovery document as fetched now from the public base URL. */
+export interface DocumentStatus {
+  path: string;
+  url: string;
+  ok: boolean;
+  status: string;
+  type: string;
+  bytes: number | null;
+}
+
+const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
+
+/**
+ * Fetches every discovery document from the site's public base URL, as an agent would, with the
+ * bounded client of `check` (same origin, a timeout each, no redirects followed).
+ */
+export async function documentStatuses(ctx: AgentContext, base: string): Promise<DocumentStatus[]> {
+  const client = createSiteClient(new URL(base).origin, { maxRequests: 16, timeoutMs: 5000, maxBodyBytes: 1024 * 1024 });
+  return Promise.all(
+    documents(ctx).map(async ({ path, type }) => {
+      const url = absoluteUrl(base, path);
+      const r = await client.fetch(url);
+      if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null };
+      const got = r.headers.get('content-type') ?? '';
+      const ok = r.status === 200 && mediaType(got) === mediaType(type);
+      return { path, url, ok, status: String(r.status), type: got, bytes: Buffer.byteLength(r.body) };
+    }),
+  );
+}
+
+/** How many resources agents can reach, by the plugin's rules. */
+export interface ResourceCounts {
+  total: number;
+  public: number;
+  indexable: number;
+  listed: number;
+}
+
+/**
+ * ```sql
+ * select count(*) as "total", count(*) filter (where <anonymous-visible>) as "public",
+ *   count(*) filter (where <anonymous-visible> and <indexable>) as "indexable",
+ *   count(*) filter (where <anonymous-visible> and <indexable> and <not meta>) as "listed" from "rsc" as "r"
+ * ```
+ */
+export async function resourceCounts(ctx: AgentContext, siteNoindex: boolean): Promise<ResourceCounts> {
+  const visible = anonymousVisible('r');
+  const both = sql<SqlBool>`${visible} AND ${indexable(siteNoindex, 'r')}`;
+  const row = await ctx.db
+    .selectFrom('rsc as r')
+    .select([
+      sql<string>`count(*)`.as('total'),
+      sql<string>`count(*) FILTER (WHERE ${visible})`.as('public'),
+      sql<string>`count(*) FILTER (WHERE ${both})`.as('indexable'),
+      sql<string>`count(*) FILTER (WHERE ${both} AND ${notMeta('r')})`.as('listed'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), public: Number(row.public), indexable: Number(row.indexable), listed: Number(row.listed) };
+}
+
+/**
+ * The newest resources as agents see them: the items of the first page of `search?sort=newest`, built
+ * by the same function as the facade's.
+ */
+export async function newestAsAgentsSeeThem(ctx: AgentContext, base: string, siteNoindex: boolean, count = 10) {
+  const rows = await searchResources(ctx.db, { sort: 'newest', siteNoindex, offset: 0, limit: count });
+  const ic = { base, options: ctx.options, requestedLanguage: ctx.options.defaultLanguage };
+  return rows.map((row) => summaryItem(ic, row));
+}

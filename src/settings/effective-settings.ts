@@ -1,0 +1,72 @@
+import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
+import { readStoredSettings } from './settings-store.js';
+import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
+
+/** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
+export type SettingSource = 'database' | 'options' | 'default';
+
+/** The settings in force for one request. */
+export interface EffectiveSettings {
+  description: string | undefined;
+  noindex: boolean;
+  sitemapUrl: string | undefined;
+  llmsNotes: string | undefined;
+  source: Record<SettingName, SettingSource>;
+  /** False when the database has no settings table (only the options apply). */
+  table: boolean;
+  /** What the table holds (null: not set there). */
+  stored: StoredSettings;
+}
+
+/** The empty string stored for "set to nothing" is no value. */
+const present = (s: string | null | undefined): string | undefined => (s ? s : undefined);
+
+/**
+ * The settings in force now: each stored value, else the factory option, else the built-in default.
+ * Read from the database on every call, so an administrator's change applies to the next request
+ * without a restart. Every document and header that uses a setting reads it here.
+ */
+export async function effectiveSettings(ctx: AgentContext): Promise<EffectiveSettings> {
+  const { table, stored } = await readStoredSettings(ctx.db);
+  const o = ctx.options;
+  const fromOptions: Record<SettingName, unknown> = { description: o.description, noindex: o.noindex ? true : undefined, sitemapUrl: o.sitemapUrl, llmsNotes: o.llmsNotes };
+  const source = Object.fromEntries(
+    SETTING_NAMES.map((name) => [name, stored[name] !== null ? 'database' : fromOptions[name] !== undefined ? 'options' : 'default']),
+  ) as Record<SettingName, SettingSource>;
+  return {
+    description: stored.description !== null ? present(stored.description) : o.description,
+    noindex: stored.noindex ?? o.noindex,
+    sitemapUrl: stored.sitemapUrl !== null ? present(stored.sitemapUrl) : o.sitemapUrl,
+    llmsNotes: stored.llmsNotes !== null ? present(stored.llmsNotes) : o.llmsNotes,
+    source,
+    table,
+    stored,
+  };
+}
+
+/**
+ * The options with the effective settings in place of `description`, `noindex`, `sitemapUrl` and
+ * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`.
+ */
+export async function effectiveOptions(ctx: AgentContext): Promise<ResolvedOptions> {
+  const s = await effectiveSettings(ctx);
+  const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = ctx.options;
+  return Object.freeze({
+    ...rest,
+    noindex: s.noindex,
+    ...(s.description !== undefined ? { description: s.description } : {}),
+    ...(s.sitemapUrl !== undefined ? { sitemapUrl: s.sitemapUrl } : {}),
+    ...(s.llmsNotes !== undefined ? { llmsNotes: s.llmsNotes } : {}),
+  });
+}
+
+/** A string that changes whenever an effective setting does (for per-base caches of built documents). */
+export function settingsKey(options: ResolvedOptions): string {
+  return JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
+}
+
+/** The site's noindex setting now (the stored value, else the option). */
+export async function siteNoindex(ctx: AgentContext): Promise<boolean> {
+  return (await effectiveSettings(ctx)).noindex;
+}

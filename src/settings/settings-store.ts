@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { StoredSettings } from './settings-schema.js';
+
+export const SETTINGS_TABLE = 'agent_discovery_settings';
+
+/** Nothing stored: every setting comes from the options. */
+export const NOTHING_STORED: StoredSettings = Object.freeze({ description: null, noindex: null, sitemapUrl: null, llmsNotes: null });
+
+/** PostgreSQL's "undefined_table": a host schema kept without the plugin's migrations has no settings table. */
+const isMissingTable = (error: unknown) => (error as { code?: unknown } | null)?.code === '42P01';
+
+/**
+ * The stored settings, read on every call (no cache: a change applies to the next request); `table:
+ * false` when the database has no settings table (a host-kept schema without migration 0002).
+ *
+ * ```sql
+ * select "description", "noindex", "sitemap_url", "llms_notes" from "agent_discovery_settings" where "id" = true
+ * ```
+ */
+export async function readStoredSettings(db: Kysely<Database>): Promise<{ table: boolean; stored: StoredSettings }> {
+  try {
+    const row = await db
+      .selectFrom(SETTINGS_TABLE)
+      .select(['description', 'noindex', 'sitemap_url', 'llms_notes'])
+      .where('id', '=', true)
+      .executeTakeFirst();
+    if (!row) return { table: true, stored: NOTHING_STORED };
+    return {
+      table: true,
+      stored: { description: row.description, noindex: row.noindex, sitemapUrl: row.sitemap_url, llmsNotes: row.llms_notes },
+    };
+  } catch (error) {
+    if (isMissingTable(error)) return { table: false, stored: NOTHING_STORED };
+    throw error;
+  }
+}
+
+/** Stores validated settings (`validateSettings`), replacing the row. */
+export async function writeStoredSettings(db: Kysely<Database>, s: StoredSettings): Promise<void> {
+  const values = { description: s.description, noindex: s.noindex, sitemap_url: s.sitemapUrl, llms_notes: s.llmsNotes, modified: new Date() };
+  await db
+    .insertInto(SETTINGS_TABLE)
+    .values({ id: true, ...values })
+    .onConflict((oc) => oc.column('id').doUpdateSet(values))
+    .execute();
+}
