@@ -91,7 +91,7 @@ export interface AgentDiscoveryOptions {
    * balancer the same secret. @default random per process
    */
   continuationSecret?: string | undefined;
-  /** Time budget per request in ms, 100 to 60,000 (also the pool's `statement_timeout`). @default 5000 */
+  /** Time budget per request in ms, 100 to 60,000 (on the plugin's own pool also the limit after which a statement is cancelled on the server). @default 5000 */
   budgetMs?: number | undefined;
   /** Larger responses are a 413; 1 KiB to 64 MiB. @default 1048576 */
   maxBodyBytes?: number | undefined;

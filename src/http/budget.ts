@@ -1,9 +1,9 @@
 import { HttpError } from './errors.js';
 
 /**
- * Runs `work` under the time budget. Past it the caller gets a 504 at once; on PostgreSQL the pool's
- * `statement_timeout` (set to the same budget) cancels the statement on the server, on PGlite the
- * wait is abandoned.
+ * Runs `work` under the time budget. Past it the caller gets a 504 at once; on PostgreSQL the pool
+ * cancels a statement running longer than the same budget on the server (src/db/statement-guard.ts),
+ * on PGlite the wait is abandoned.
  */
 export async function withBudget<T>(budgetMs: number, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
