@@ -40,6 +40,14 @@ class AdminError extends Error {
   }
 }
 
+/** What every admin page handler shares: the context, the CSRF guard, the public base and the renderer. */
+interface AdminPages {
+  readonly ctx: AgentContext;
+  baseOf(req: Request): string;
+  render(req: Request, res: Response, template: string, vars: Record<string, unknown>, status?: number): void;
+  checkCsrf(req: Request): void;
+}
+
 /**
  * The plugin's admin pages, for the host to mount under its own admin area
  * (`app.use('/admin/agent', agent.adminRouter)`). Every request is first put to the `isAdmin` hook:
@@ -49,10 +57,29 @@ class AdminError extends Error {
  */
 export function createAdminRouter(ctx: AgentContext): Router {
   const router = express.Router();
-  const csrf = createCsrfGuard(ctx.options.adminSecret);
+  const pages = adminPages(ctx);
   const form = express.urlencoded({ extended: false, limit: MAX_ADMIN_FORM_BYTES, parameterLimit: 20 });
+  router.use(adminOnly(ctx));
+  router.get('/', handle(overviewPage(pages)));
+  router.get('/resource', handle(inspectorPage(pages)));
+  router.get('/verify', handle((req, res) => pages.render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target: `${pages.baseOf(req)}/` })));
+  router.post('/verify', form, handle(verifyAction(pages)));
+  router.get('/settings', handle(settingsPage(pages)));
+  router.post('/settings', form, handle(settingsAction(pages)));
+  for (const path of ['/', '/resource', '/verify', '/settings']) {
+    router.all(path, (req, res) => {
+      const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
+      res.set('Allow', allow);
+      pages.render(req, res, ADMIN_TEMPLATES.message, { title: 'Method not allowed', message: `${req.method} is not allowed here (${allow}).` }, 405);
+    });
+  }
+  router.use(adminError(pages));
+  return router;
+}
 
-  router.use(async function adminOnly(req: Request, res: Response, next: NextFunction) {
+/** Lets administrators through (with the admin pages' security headers); everyone else gets the host's 404. */
+function adminOnly(ctx: AgentContext) {
+  return async function adminOnly(req: Request, res: Response, next: NextFunction) {
     let admin = false;
     try {
       admin = (await ctx.options.isAdmin(req)) === true;
@@ -69,8 +96,11 @@ export function createAdminRouter(ctx: AgentContext): Router {
       'Referrer-Policy': 'same-origin',
     });
     next();
-  });
+  };
+}
 
+function adminPages(ctx: AgentContext): AdminPages {
+  const csrf = createCsrfGuard(ctx.options.adminSecret);
   const baseOf = (req: Request): string => {
     try {
       return ctx.baseUrl(req);
@@ -78,31 +108,35 @@ export function createAdminRouter(ctx: AgentContext): Router {
       throw new AdminError(400, 'Unusable host', 'The request\'s Host cannot be used to build public URLs; configure the baseUrl option.');
     }
   };
-
-  const render = (req: Request, res: Response, template: string, vars: Record<string, unknown>, status = 200) => {
-    const base = baseOf(req);
-    const admin = {
-      path: req.baseUrl,
-      siteTitle: ctx.options.siteTitle,
-      csrfField: CSRF_FIELD,
-      csrfToken: csrf.token(req, res),
-      documents: {
-        apiHelp: absoluteUrl(base, PATHS.apiHelp.url()),
-        llmsTxt: absoluteUrl(base, PATHS.llmsTxt.url()),
-        openapi: absoluteUrl(base, PATHS.openapi.url()),
-        apiCatalog: absoluteUrl(base, PATHS.apiCatalog.url()),
-        ard: absoluteUrl(base, PATHS.ard.url()),
-      },
-    };
-    res.status(status).type('html').send(ctx.templates.render(template, { admin, ...vars }));
+  return {
+    ctx,
+    baseOf,
+    render(req, res, template, vars, status = 200) {
+      const base = baseOf(req);
+      const admin = {
+        path: req.baseUrl,
+        siteTitle: ctx.options.siteTitle,
+        csrfField: CSRF_FIELD,
+        csrfToken: csrf.token(req, res),
+        documents: {
+          apiHelp: absoluteUrl(base, PATHS.apiHelp.url()),
+          llmsTxt: absoluteUrl(base, PATHS.llmsTxt.url()),
+          openapi: absoluteUrl(base, PATHS.openapi.url()),
+          apiCatalog: absoluteUrl(base, PATHS.apiCatalog.url()),
+          ard: absoluteUrl(base, PATHS.ard.url()),
+        },
+      };
+      res.status(status).type('html').send(ctx.templates.render(template, { admin, ...vars }));
+    },
+    checkCsrf(req) {
+      const refusal = csrf.refusal(req, (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD]);
+      if (refusal) throw new AdminError(403, 'Form refused', `This form was refused: ${refusal}. Reload the admin page and submit the form again.`);
+    },
   };
+}
 
-  const checkCsrf = (req: Request) => {
-    const refusal = csrf.refusal(req, (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD]);
-    if (refusal) throw new AdminError(403, 'Form refused', `This form was refused: ${refusal}. Reload the admin page and submit the form again.`);
-  };
-
-  router.get('/', handle(async (req, res) => {
+function overviewPage({ ctx, baseOf, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
     const base = baseOf(req);
     const settings = await effectiveSettings(ctx);
     const [documents, counts, newest] = await Promise.all([
@@ -111,9 +145,11 @@ export function createAdminRouter(ctx: AgentContext): Router {
       newestAsAgentsSeeThem(ctx, base, settings.noindex),
     ]);
     render(req, res, ADMIN_TEMPLATES.overview, { page: 'overview', settings: settingRows(settings), table: settings.table, documents, counts, newest, base });
-  }));
+  };
+}
 
-  router.get('/resource', handle(async (req, res) => {
+function inspectorPage({ ctx, baseOf, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
     const raw = typeof req.query.ref === 'string' ? req.query.ref.trim() : '';
     const language = typeof req.query.language === 'string' && ctx.options.languages.includes(req.query.language) ? req.query.language : ctx.options.defaultLanguage;
     if (!raw) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: '' });
@@ -123,10 +159,11 @@ export function createAdminRouter(ctx: AgentContext): Router {
     const inspection = await inspectResource(ctx, req, baseOf(req), parsed.data, language, settings);
     if (!inspection) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `There is no resource with the id or name "${raw}".` }, 404);
     render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, r: inspection, languages: ctx.options.languages });
-  }));
+  };
+}
 
-  router.get('/verify', handle((req, res) => render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target: `${baseOf(req)}/` })));
-  router.post('/verify', form, handle(async (req, res) => {
+function verifyAction({ baseOf, render, checkCsrf }: AdminPages) {
+  return async (req: Request, res: Response) => {
     checkCsrf(req);
     const body = req.body as Record<string, unknown>;
     const target = `${baseOf(req)}/`;
@@ -139,13 +176,18 @@ export function createAdminRouter(ctx: AgentContext): Router {
     if (problem) throw new AdminError(400, 'Cannot verify', `The checks cannot run: ${problem}.`);
     const report = await runSiteChecks(target, { hidden });
     render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target, report, failed: report.checks.filter((c) => !c.ok).length });
-  }));
+  };
+}
 
-  router.get('/settings', handle(async (req, res) => {
+function settingsPage({ ctx, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
     const settings = await effectiveSettings(ctx);
     render(req, res, ADMIN_TEMPLATES.settings, settingsVars(settings, formValues(settings), req.query.saved === '1'));
-  }));
-  router.post('/settings', form, handle(async (req, res) => {
+  };
+}
+
+function settingsAction({ ctx, render, checkCsrf }: AdminPages) {
+  return async (req: Request, res: Response) => {
     checkCsrf(req);
     const settings = await effectiveSettings(ctx);
     if (!settings.table) throw new AdminError(409, 'Settings are not stored', 'This database has no settings table: run the plugin\'s migrations (npx express-agent-discovery migrate).');
@@ -153,17 +195,12 @@ export function createAdminRouter(ctx: AgentContext): Router {
     if (!read.ok) return render(req, res, ADMIN_TEMPLATES.settings, { ...settingsVars(settings, read.form, false), problems: read.problems.map((p) => ({ ...p, label: SETTING_LABELS[p.field] })) }, 400);
     await writeStoredSettings(ctx.db, read.value);
     res.redirect(303, `${req.baseUrl}/settings?saved=1`);
-  }));
+  };
+}
 
-  for (const path of ['/', '/resource', '/verify', '/settings']) {
-    router.all(path, (req, res) => {
-      const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
-      res.set('Allow', allow);
-      render(req, res, ADMIN_TEMPLATES.message, { title: 'Method not allowed', message: `${req.method} is not allowed here (${allow}).` }, 405);
-    });
-  }
-
-  router.use(function adminError(error: unknown, req: Request, res: Response, _next: NextFunction) {
+/** Answers every admin failure as a page: the refusals with their message, anything else as a reported 500. */
+function adminError({ ctx, render }: AdminPages) {
+  return function adminError(error: unknown, req: Request, res: Response, _next: NextFunction) {
     const status = (error as { status?: unknown }).status;
     let answer: AdminError;
     if (error instanceof AdminError) answer = error;
@@ -179,8 +216,7 @@ export function createAdminRouter(ctx: AgentContext): Router {
     } catch {
       res.status(answer.status).type('text').send(`${answer.title}: ${answer.message}`);
     }
-  });
-  return router;
+  };
 }
 
 function settingsVars(settings: Awaited<ReturnType<typeof effectiveSettings>>, form: ReturnType<typeof formValues>, saved: boolean) {
