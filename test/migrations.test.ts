@@ -55,7 +55,7 @@ if (process.env.DATABASE_URL) {
       const backend = backends.find((b) => b.name === 'postgres')!;
       const fresh = await backend.open();
       // backend.open() migrated it already; drop the schema to start from nothing.
-      await sql`DROP TABLE medium, edge, predicate_category, category, rsc, agent_discovery_migration, agent_discovery_migration_lock CASCADE`.execute(fresh.db);
+      await sql`DROP TABLE medium, edge, predicate_category, category, rsc, agent_discovery_settings, agent_discovery_migration, agent_discovery_migration_lock CASCADE`.execute(fresh.db);
       await sql`DROP FUNCTION rsc_fts_refresh()`.execute(fresh.db);
       const run = () =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
