@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { openDatabase, type ContentDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createAgentDiscovery, type AgentDiscovery } from '../src/index.js';
-import { statementName } from '../src/content/prepared-statements.js';
+import { statementName } from '../src/db/prepared-statements.js';
 import { seedDemoContent } from '../example-site/seed.js';
 import { DEMO_PLUGIN_OPTIONS } from './support/demo.js';
 

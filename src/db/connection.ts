@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect, PGliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { PREPARED_STATEMENTS_DEFAULT, statementPool } from '../content/prepared-statements.js';
+import { PREPARED_STATEMENTS_DEFAULT, statementPool } from './prepared-statements.js';
 import { guardClient } from './statement-guard.js';
 
 /** Where the content lives: a PostgreSQL server, an embedded PGlite data directory, or PGlite in memory. */
