@@ -84,6 +84,39 @@ for (const backend of backends) {
       });
     }
 
+    it('reads the site noindex setting inside the statement: the stored value, else the option', async () => {
+      const indexableCount = async (siteNoindex: { storedElse: boolean }) => {
+        const rows = await content.db
+          .selectFrom('rsc as r')
+          .select(['r.id', indexable(siteNoindex, 'r').as('indexable')])
+          .where('r.id', 'in', cases.map((c) => c.id))
+          .execute();
+        return rows.filter((r) => Boolean(r.indexable)).length;
+      };
+      const store = async (noindex: boolean | null) =>
+        content.db
+          .insertInto('agent_discovery_settings')
+          .values({ id: true, noindex, modified: new Date() })
+          .onConflict((oc) => oc.column('id').doUpdateSet({ noindex }))
+          .execute();
+      try {
+        await content.db.deleteFrom('agent_discovery_settings').execute();
+        assert.equal(await indexableCount({ storedElse: false }), 16, 'no row: the option (off)');
+        assert.equal(await indexableCount({ storedElse: true }), 0, 'no row: the option (on)');
+        await store(null);
+        assert.equal(await indexableCount({ storedElse: false }), 16, 'nothing stored: the option (off)');
+        assert.equal(await indexableCount({ storedElse: true }), 0, 'nothing stored: the option (on)');
+        await store(true);
+        assert.equal(await indexableCount({ storedElse: false }), 0, 'stored on beats the option');
+        await store(false);
+        assert.equal(await indexableCount({ storedElse: true }), 16, 'stored off beats the option');
+        const visible = cases.find((c) => c.published && c.visibility === 'public' && c.window === 'open' && !c.rscNoindex && !c.catNoindex && !c.ancestorNoindex)!;
+        assert.deepEqual(await resourceExposure(content.db, visible.id, { storedElse: true }), { visible: true, indexable: true });
+      } finally {
+        await content.db.deleteFrom('agent_discovery_settings').execute();
+      }
+    });
+
     it('resourceExposure answers by id and by name, undefined for a missing resource', async () => {
       const visible = cases.find((c) => c.published && c.visibility === 'public' && c.window === 'open' && !c.rscNoindex && !c.catNoindex && !c.ancestorNoindex)!;
       assert.deepEqual(await resourceExposure(content.db, visible.id, false), { visible: true, indexable: true });

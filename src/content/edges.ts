@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, indexable, inIdSet, namedCategoryTree } from './visibility.js';
+import { anonymousVisible, indexable, inIdSet, namedCategoryTree, type SiteNoindex } from './visibility.js';
 import { SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
 
@@ -96,7 +96,7 @@ export interface EdgeCandidate {
  *   where p.id = c.predicate_id and <anonymous-visible p> and <indexable p> limit 1) as pv on true
  * ```
  */
-export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: boolean }) {
+export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }) {
   return db
     .selectFrom(edgeCandidates(db, q).as('c'))
     .leftJoinLateral(
@@ -138,7 +138,7 @@ export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { si
  * Runs {@link edgePageQuery}. The join may return the candidates in any order; they are put back in
  * keyset order here (at most `pagelen + 1` rows, so this is not a sort of the node's edges).
  */
-export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: boolean }): Promise<EdgeCandidate[]> {
+export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }): Promise<EdgeCandidate[]> {
   const rows = await edgePageQuery(db, q).execute();
   return rows
     .map((row): EdgeCandidate => {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { categorySubtree, inIdSet, listable, publicCategory } from './visibility.js';
+import { categorySubtree, inIdSet, listable, publicCategory, type SiteNoindex } from './visibility.js';
 import { epochSeconds, fromEpoch, subsecondMicros } from './keyset.js';
 import { summaryRows } from './summaries.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
@@ -16,7 +16,7 @@ export interface SearchQuery {
   publishedFrom?: Date;
   /** Exclusive upper bound on publication start (the day after the `before` date). */
   publishedUntil?: Date;
-  siteNoindex: boolean;
+  siteNoindex: SiteNoindex;
   /** Keyset position after which to continue: `[id]`, or `[epoch seconds, microseconds, id]`. */
   after?: readonly number[];
   offset: number;
@@ -91,7 +91,7 @@ export function searchPosition(sort: SearchSort, row: SearchRow): number[] {
  * Resolves a `cat` parameter (name or id) to a category id, only when the category is public
  * vocabulary (the schema read's rule); `undefined` otherwise, exactly as for a missing category.
  */
-export async function resolveCategory(db: Kysely<Database>, ref: ResourceRef, siteNoindex: boolean): Promise<number | undefined> {
+export async function resolveCategory(db: Kysely<Database>, ref: ResourceRef, siteNoindex: SiteNoindex): Promise<number | undefined> {
   const row = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')

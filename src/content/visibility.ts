@@ -61,6 +61,25 @@ export function noindexCategoryIds(): RawBuilder<number> {
 }
 
 /**
+ * The site's noindex setting as a query takes it: already known (`true` / `false`), or read by the
+ * statement itself from the plugin's settings table (`{ storedElse }`: the stored value, else
+ * `storedElse`, the factory option), which saves the separate settings round trip of a listing.
+ */
+export type SiteNoindex = boolean | { readonly storedElse: boolean };
+
+/**
+ * The site is not noindex, as the statement reads it from the settings table. Not correlated:
+ * PostgreSQL evaluates it once per statement (an InitPlan, a one-time filter).
+ *
+ * ```sql
+ * NOT coalesce((SELECT s.noindex FROM agent_discovery_settings s WHERE s.id), $1)
+ * ```
+ */
+function siteIndexableStored(storedElse: boolean): RawBuilder<SqlBool> {
+  return sql<SqlBool>`NOT coalesce((SELECT s.noindex FROM agent_discovery_settings s WHERE s.id), ${storedElse})`;
+}
+
+/**
  * Indexable: the site is not noindex, the resource is not `seo_noindex`, and neither its category
  * nor any ancestor category is noindex.
  *
@@ -68,10 +87,12 @@ export function noindexCategoryIds(): RawBuilder<number> {
  * (NOT "r"."seo_noindex" AND "r"."category_id" NOT IN (WITH RECURSIVE noindex_tree ...))
  * ```
  */
-export function indexable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
-  if (siteNoindex) return sql<SqlBool>`false`;
+export function indexable(siteNoindex: SiteNoindex, alias = 'rsc'): RawBuilder<SqlBool> {
+  if (siteNoindex === true) return sql<SqlBool>`false`;
   const col = columnsOf(alias);
-  return conjunction(INDEXABLE_CONDITIONS.map((c) => c.holds(col)));
+  const conditions = INDEXABLE_CONDITIONS.map((c) => c.holds(col));
+  if (siteNoindex !== false) conditions.unshift(siteIndexableStored(siteNoindex.storedElse));
+  return conjunction(conditions);
 }
 
 /**
@@ -125,7 +146,7 @@ export function notMeta(alias = 'rsc'): RawBuilder<SqlBool> {
 /**
  * Listed by search and advertised: anonymous-visible, indexable and not vocabulary (`meta`).
  */
-export function listable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBool> {
+export function listable(siteNoindex: SiteNoindex, alias = 'rsc'): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notMeta(alias)})`;
 }
 
@@ -133,7 +154,7 @@ export function listable(siteNoindex: boolean, alias = 'rsc'): RawBuilder<SqlBoo
  * A category that is public vocabulary: its resource (`alias`) is anonymous-visible and indexable,
  * and the category (`categoryAlias`) is not noindex itself or below a noindex category.
  */
-export function publicCategory(siteNoindex: boolean, alias: string, categoryAlias: string): RawBuilder<SqlBool> {
+export function publicCategory(siteNoindex: SiteNoindex, alias: string, categoryAlias: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${anonymousVisible(alias)} AND ${indexable(siteNoindex, alias)} AND ${notInIdSet(`${categoryAlias}.id`, noindexCategoryIds())})`;
 }
 
@@ -147,7 +168,7 @@ export interface Exposure {
 export async function resourceExposure(
   db: Kysely<Database>,
   ref: ResourceRef,
-  siteNoindex: boolean,
+  siteNoindex: SiteNoindex,
 ): Promise<Exposure | undefined> {
   const row = await db
     .selectFrom('rsc as r')

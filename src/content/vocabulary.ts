@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory } from './visibility.js';
+import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory, type SiteNoindex } from './visibility.js';
 
 /**
  * The public vocabulary (the schema read): categories and predicates that are anonymous-visible
@@ -13,7 +13,7 @@ const VOCAB_COLUMNS = ['r.id', 'r.name', 'r.uri', 'r.title', 'r.summary', 'r.lan
 /** Public categories ordered by id, after `afterId`, with their parent when that is public too. */
 export async function categoryPage(
   db: Kysely<Database>,
-  q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
+  q: { siteNoindex: SiteNoindex; afterId?: number; offset: number; limit: number },
 ) {
   return db
     .selectFrom('category as c')
@@ -36,7 +36,7 @@ export type CategoryRow = Awaited<ReturnType<typeof categoryPage>>[number];
 /** Public predicates (resources in the `predicate` category tree) ordered by id, after `afterId`. */
 export async function predicatePage(
   db: Kysely<Database>,
-  q: { siteNoindex: boolean; afterId?: number; offset: number; limit: number },
+  q: { siteNoindex: SiteNoindex; afterId?: number; offset: number; limit: number },
 ) {
   return db
     .selectFrom('rsc as r')
@@ -66,7 +66,7 @@ export interface ConstraintRow {
 export async function predicateConstraints(
   db: Kysely<Database>,
   predicateIds: number[],
-  q: { siteNoindex: boolean; perPredicate: number },
+  q: { siteNoindex: SiteNoindex; perPredicate: number },
 ): Promise<ConstraintRow[]> {
   if (!predicateIds.length) return [];
   const result = await sql<ConstraintRow>`

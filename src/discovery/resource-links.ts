@@ -8,7 +8,7 @@ import { parseResourceRef } from '../content/resource-ref.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
 import { resourceAlternates, siteLinks } from './site-links.js';
-import { effectiveSettings } from '../settings/effective-settings.js';
+import { siteNoindexForQuery } from '../settings/effective-settings.js';
 
 /** What a host says about the page it serves. */
 export interface PageOptions {
@@ -66,7 +66,7 @@ export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, la
   const ref = normalizeResourceRef(id);
   if (ref === undefined) return links;
   try {
-    const exposure = await withBudget(ctx.options.budgetMs, async () => resourceExposure(ctx.db, ref, (await effectiveSettings(ctx)).noindex));
+    const exposure = await withBudget(ctx.options.budgetMs, async () => resourceExposure(ctx.db, ref, await siteNoindexForQuery(ctx)));
     if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref, language));
   } catch (error) {
     // The page is the host's: a failure here costs the alternates, never the page; an unexpected one

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteNoindex } from '../settings/effective-settings.js';
+import { siteNoindexForQuery } from '../settings/effective-settings.js';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
@@ -42,7 +42,7 @@ export function relatedScope(resourceId: number, params: Record<string, unknown>
 async function publicPredicate(ctx: AgentContext, ref: number | string): Promise<number> {
   let predicateId = await resolvePredicate(ctx.db, ref, 'anonymous');
   // A noindex predicate is not public vocabulary (the schema read hides it): the same 404.
-  if (predicateId !== undefined && !(await resourceExposure(ctx.db, predicateId, (await siteNoindex(ctx))))?.indexable) predicateId = undefined;
+  if (predicateId !== undefined && !(await resourceExposure(ctx.db, predicateId, (await siteNoindexForQuery(ctx))))?.indexable) predicateId = undefined;
   if (predicateId === undefined) throw notFound('predicate');
   return predicateId;
 }
@@ -80,7 +80,7 @@ export function relatedRoute(options: ResolvedOptions) {
         after: window.after as [number, number] | undefined,
         offset: window.offset,
         limit: window.fetch,
-        siteNoindex: (await siteNoindex(ctx)),
+        siteNoindex: (await siteNoindexForQuery(ctx)),
       });
       const page = candidates.slice(0, params.pagelen);
       const last = page.at(-1);

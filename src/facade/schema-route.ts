@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteNoindex } from '../settings/effective-settings.js';
+import { siteNoindexForQuery } from '../settings/effective-settings.js';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
@@ -64,7 +64,7 @@ function categoryItemOf(v: VocabularyContext, r: CategoryRow): CategoryItem {
 /** The public predicates of a page with up to 100 category constraints each. */
 async function predicateItems(ctx: AgentContext, v: VocabularyContext, rows: readonly VocabularyRow[]): Promise<PredicateItem[]> {
   const ids = rows.map((r) => r.id);
-  const constraints = await predicateConstraints(ctx.db, ids, { siteNoindex: (await siteNoindex(ctx)), perPredicate: MAX_CONSTRAINTS + 1 });
+  const constraints = await predicateConstraints(ctx.db, ids, { siteNoindex: (await siteNoindexForQuery(ctx)), perPredicate: MAX_CONSTRAINTS + 1 });
   return rows.map((r) => {
     const lang = chooseLanguage(r.language, v.requested, v.siteDefault);
     const own = constraints.filter((c) => c.predicate_id === r.id);
@@ -99,7 +99,7 @@ export function schemaRoute(options: ResolvedOptions) {
       const scope = pageScope(PATHS.schema.template, params);
       const window = pageWindow(ctx, params, scope, 1);
       const afterId = window.after?.[0];
-      const q = { siteNoindex: (await siteNoindex(ctx)), offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId } : {}) };
+      const q = { siteNoindex: (await siteNoindexForQuery(ctx)), offset: window.offset, limit: window.fetch, ...(afterId !== undefined ? { afterId } : {}) };
       const v: VocabularyContext = { base: call.base, requested: params.language, siteDefault: ctx.options.defaultLanguage };
       const finish = <T>(rows: readonly { id: number }[], items: T[]) => {
         const lastId = rows.slice(0, params.pagelen).at(-1)?.id;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteNoindex } from '../settings/effective-settings.js';
+import { siteNoindexForQuery } from '../settings/effective-settings.js';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
@@ -55,7 +55,7 @@ function publicationWindow(params: SearchParams): { publishedFrom?: Date; publis
 /** The category filter of a search: the category and its subcategories, or a 400 for an unknown one. */
 async function categoryFilter(ctx: AgentContext, cat: number | string | undefined): Promise<{ categoryIds?: number[] }> {
   if (cat === undefined) return {};
-  const id = await resolveCategory(ctx.db, cat, (await siteNoindex(ctx)));
+  const id = await resolveCategory(ctx.db, cat, (await siteNoindexForQuery(ctx)));
   if (id === undefined) throw badRequest('cat', 'unknown category');
   return { categoryIds: [id] };
 }
@@ -90,7 +90,7 @@ export function searchRoute(options: ResolvedOptions) {
         ...filter,
         sort,
         ...window,
-        siteNoindex: (await siteNoindex(ctx)),
+        siteNoindex: (await siteNoindexForQuery(ctx)),
         ...(page.after ? { after: page.after } : {}),
         offset: page.offset,
         limit: page.fetch,

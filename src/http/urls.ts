@@ -27,6 +27,8 @@ export interface PathTemplate<K extends string = string> {
 export function pathTemplate<T extends string>(template: T): PathTemplate<TemplateParams<T>> {
   type K = TemplateParams<T>;
   const params = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as K);
+  // The literal pieces between the parameters: `url()` joins them (no regular expression per call).
+  const pieces = template.split(/\{\w+\}/);
   const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '([^/?#]+)')}$`);
   return Object.freeze({
     template,
@@ -34,7 +36,10 @@ export function pathTemplate<T extends string>(template: T): PathTemplate<Templa
     params,
     url(...values: [Record<K, number | string>] | []): string {
       const given = values[0];
-      return given ? template.replace(/\{(\w+)\}/g, (_, name: K) => encodeURIComponent(String(given[name]))) : template;
+      if (!given) return template;
+      let out = pieces[0]!;
+      for (let i = 0; i < params.length; i++) out += encodeURIComponent(String(given[params[i]!])) + pieces[i + 1]!;
+      return out;
     },
     match(path: string): Record<K, string> | undefined {
       const found = pattern.exec(path);
@@ -43,14 +48,48 @@ export function pathTemplate<T extends string>(template: T): PathTemplate<Templa
   });
 }
 
-/** An absolute URL on the public base, with an optional query. */
+/** Query values that `application/x-www-form-urlencoded` serialization leaves as they are. */
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
+
+/** An absolute URL on the public base, with an optional query (serialized as `URLSearchParams` does). */
 export function absoluteUrl(base: string, path: string, query?: Record<string, string | number | undefined>): string {
-  const entries = Object.entries(query ?? {}).filter((e): e is [string, string | number] => e[1] !== undefined);
-  const qs = entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+  if (!query) return `${base}${path}`;
+  let qs = '';
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined) continue;
+    const v = String(value);
+    // The common case (a language code, an id) needs no encoding; anything else goes through URLSearchParams.
+    const pair = FORM_SAFE.test(key) && FORM_SAFE.test(v) ? `${key}=${v}` : new URLSearchParams([[key, v]]).toString();
+    qs += qs ? `&${pair}` : `?${pair}`;
+  }
   return `${base}${path}${qs}`;
+}
+
+/**
+ * A root-relative path that URL resolution leaves exactly as written: unreserved characters and
+ * slashes only, not protocol-relative (`//host`), no `.` or `..` segment.
+ */
+const PLAIN_ROOT_PATH = /^\/(?!\/)[A-Za-z0-9\-._~/]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The origins of the public bases seen (a handful per process), for `resolveOnBase`'s fast path. */
+const origins = new Map<string, string>();
+const MAX_ORIGINS = 64;
+
+function originOfBase(base: string): string {
+  let origin = origins.get(base);
+  if (origin === undefined) {
+    origin = new URL(`${base}/`).origin;
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(base, origin);
+  }
+  return origin;
 }
 
 /** Makes a URL returned by a host builder absolute against the public base (absolute ones pass). */
 export function resolveOnBase(base: string, url: string): string {
+  // A plain root-relative path (what page builders return) resolves to the base's origin plus the path.
+  if (PLAIN_ROOT_PATH.test(url) && !DOT_SEGMENT.test(url)) return `${originOfBase(base)}${url}`;
   return new URL(url, `${base}/`).toString();
 }

@@ -1,6 +1,7 @@
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { readStoredSettings } from './settings-store.js';
+import type { SiteNoindex } from '../content/visibility.js';
+import { hasSettingsTable, readStoredSettings } from './settings-store.js';
 import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
 
 /** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
@@ -69,4 +70,13 @@ export function settingsKey(options: ResolvedOptions): string {
 /** The site's noindex setting now (the stored value, else the option). */
 export async function siteNoindex(ctx: AgentContext): Promise<boolean> {
   return (await effectiveSettings(ctx)).noindex;
+}
+
+/**
+ * The site's noindex setting for a listing statement: once the settings table is known to exist, the
+ * statement reads the stored value itself (one round trip instead of two, still current on every
+ * request); until then (or in a database without the table) it is read first, as `siteNoindex` does.
+ */
+export async function siteNoindexForQuery(ctx: AgentContext): Promise<SiteNoindex> {
+  return hasSettingsTable(ctx.db) ? { storedElse: ctx.options.noindex } : siteNoindex(ctx);
 }

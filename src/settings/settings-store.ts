@@ -10,6 +10,17 @@ export const NOTHING_STORED: StoredSettings = Object.freeze({ description: null,
 /** PostgreSQL's "undefined_table": a host schema kept without the plugin's migrations has no settings table. */
 const isMissingTable = (error: unknown) => (error as { code?: unknown } | null)?.code === '42P01';
 
+/** The databases whose settings table a read has found (it is never dropped by the plugin). */
+const tableSeen = new WeakSet<Kysely<Database>>();
+
+/**
+ * Whether a read has found the settings table in this database: statements may then read a stored
+ * setting themselves (see `SiteNoindex`) instead of a separate read before them.
+ */
+export function hasSettingsTable(db: Kysely<Database>): boolean {
+  return tableSeen.has(db);
+}
+
 /**
  * The stored settings, read on every call (no cache: a change applies to the next request); `table:
  * false` when the database has no settings table (a host-kept schema without migration 0002).
@@ -25,13 +36,17 @@ export async function readStoredSettings(db: Kysely<Database>): Promise<{ table:
       .select(['description', 'noindex', 'sitemap_url', 'llms_notes'])
       .where('id', '=', true)
       .executeTakeFirst();
+    tableSeen.add(db);
     if (!row) return { table: true, stored: NOTHING_STORED };
     return {
       table: true,
       stored: { description: row.description, noindex: row.noindex, sitemapUrl: row.sitemap_url, llmsNotes: row.llms_notes },
     };
   } catch (error) {
-    if (isMissingTable(error)) return { table: false, stored: NOTHING_STORED };
+    if (isMissingTable(error)) {
+      tableSeen.delete(db);
+      return { table: false, stored: NOTHING_STORED };
+    }
     throw error;
   }
 }
