@@ -1,12 +1,14 @@
 /**
  * Cost per request (issue 13's goals), on real PostgreSQL: every route of the goals and a bare
- * Express + pg primary-key endpoint, served by ONE child process on loopback, measured by autocannon
+ * Express + pg primary-key endpoint, served by ONE child process on loopback (`bench/cost-server.mjs`,
+ * the built package under plain Node, as a site runs it; the bench builds `dist/` first), measured by autocannon
  * in this process in interleaved rounds (each round runs every target once, the bare endpoint
  * first and last), so a machine that slows down during the run moves every ratio alike.
  *
  *   npx tsx bench/cost-bench.ts            # 3 rounds × 3 s per target, 20 connections
  *   npx tsx bench/cost-bench.ts --quick    # 1 round × 1.5 s (iteration only)
  *   BENCH_ROUNDS=5 BENCH_SECONDS=4 npx tsx bench/cost-bench.ts
+ *   BENCH_ONLY=search,related npx tsx bench/cost-bench.ts   # a subset (by path), for iterating
  *
  * The database `ead_bench_cost` (demo content plus one typical ~4 KiB article with edges) is created
  * once and kept. The plugin's pool and the bare endpoint's pool have 10 connections each.
@@ -18,10 +20,9 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import express from 'express';
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { createAgentDiscovery } from '../src/index.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { isSeeded, seedDemoContent } from '../example-site/seed.js';
@@ -78,38 +79,6 @@ export async function prepareDatabase(): Promise<string> {
   } finally {
     await content.close();
   }
-}
-
-/** The child: the plugin and the bare endpoint on two loopback ports, reported as one JSON line. */
-async function serve(url: string): Promise<void> {
-  const prepared = process.env.BENCH_PREPARED !== '0';
-  const agent = await createAgentDiscovery({
-    siteTitle: 'Bench',
-    description: 'Articles about harbours and open data.',
-    languages: ['en', 'nl'],
-    database: { url, poolSize: 10, preparedStatements: prepared },
-  });
-  const app = express();
-  app.use(agent.router);
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  const bare = express();
-  bare.get('/row/:id', async (req, res) => {
-    const r = await pool.query('SELECT id, title, summary, body FROM rsc WHERE id = $1', [Number(req.params.id)]);
-    res.json(r.rows[0] ?? null);
-  });
-  // The serving process's CPU time so far (µs), for CPU per request (robust to a busy machine).
-  bare.get('/cpu', (_req, res) => {
-    const u = process.cpuUsage();
-    res.json(u.user + u.system);
-  });
-  const listen = (a: express.Express) =>
-    new Promise<number>((resolve) => {
-      const s = a.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
-    });
-  const ports = { plugin: await listen(app), bare: await listen(bare) };
-  process.stdout.write(`${JSON.stringify(ports)}\n`);
-  // A clean exit on SIGTERM/SIGINT, so `node --cpu-prof` writes its profile.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(0));
 }
 
 interface Target {
@@ -173,7 +142,14 @@ async function main(): Promise<void> {
   const typical = (await probe.db.selectFrom('rsc').select(['id', 'body']).where('name', '=', TYPICAL).executeTakeFirstOrThrow()) as { id: number; body: Record<string, string> };
   await probe.close();
 
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', url], {
+  // The server runs the built package under plain Node, as a site runs it (BENCH_SOURCE=1: the source under tsx).
+  const fromSource = process.env.BENCH_SOURCE === '1';
+  if (!fromSource) {
+    const built = spawnSync(process.execPath, [new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url).pathname });
+    if (built.status !== 0) throw new Error('the build (tsc -p tsconfig.build.json) failed');
+  }
+  const server = new URL('./cost-server.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [...(fromSource ? ['--import', 'tsx'] : []), server, url], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: process.env,
   });
@@ -194,6 +170,9 @@ async function main(): Promise<void> {
     { name: 'llms.txt', server: 'plugin', path: '/llms.txt', goal: { min: 0.5, versus: 'catalog' } },
     { name: 'api-help', server: 'plugin', path: '/api-help', goal: { min: 0.5, versus: 'catalog' } },
   ];
+  // BENCH_ONLY=search,related: only the targets whose path contains one of the words (the bare endpoint and the api-catalog always run).
+  const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+  if (only) targets.splice(0, targets.length, ...targets.filter((t) => t.server === 'bare' || t.name === 'api-catalog' || only.some((w) => t.path.includes(w))));
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
@@ -219,7 +198,7 @@ async function main(): Promise<void> {
     }
     process.stderr.write('\n');
     const lines = [
-      `cost bench: PostgreSQL, demo content + a ${(Buffer.byteLength(typical.body.en ?? '') / 1024).toFixed(1)} KiB article (id ${typical.id}), ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) × ${SECONDS} s per target; medians over rounds; preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}`,
+      `cost bench: PostgreSQL, demo content + a ${(Buffer.byteLength(typical.body.en ?? '') / 1024).toFixed(1)} KiB article (id ${typical.id}), ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) × ${SECONDS} s per target; medians over rounds; preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}; server: ${fromSource ? 'the source under tsx' : 'the built package (dist/) under plain Node'} ${process.version}`,
       '',
       '| route | req/s | p50 ms | p99 ms | ratio | goal | met | Node CPU ms/req | PG CPU ms/req |',
       '|---|---|---|---|---|---|---|---|---|',
@@ -241,13 +220,7 @@ async function main(): Promise<void> {
   }
 }
 
-const entry = process.argv[1]?.endsWith('cost-bench.ts');
-if (entry && process.argv[2] === '--serve') {
-  serve(process.argv[3]!).catch((error: unknown) => {
-    process.stderr.write(`${(error as Error).stack}\n`);
-    process.exit(1);
-  });
-} else if (entry) {
+if (process.argv[1]?.endsWith('cost-bench.ts')) {
   main().catch((error: unknown) => {
     process.stderr.write(`${(error as Error).stack}\n`);
     process.exit(1);

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { localize } from './language.js';
-import { inIdSet, listable, metaCategoryIds, notInIdSet, publicCategory } from './visibility.js';
+import { listable, metaCategoryIds, notInIdSet, publicCategory } from './visibility.js';
 
 /** A top-level category worth a search link, localized: its stored name is not checked here. */
 export interface TopCategoryRow {
@@ -20,13 +20,10 @@ export const MAX_CATEGORIES = 50;
  * least one resource that a search would return (the same rules as `searchResources`).
  *
  * ```sql
- * WITH RECURSIVE tree(id, top) AS (
- *   SELECT id, id FROM category WHERE parent_id IS NULL
- *   UNION SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id)
  * SELECT c.id, r.name, r.title, r.summary FROM category c JOIN rsc r ON r.id = c.id
  * WHERE c.parent_id IS NULL AND <public category c/r> AND c.id NOT IN (<meta tree>)
- *   AND c.id IN (SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
- *                WHERE <listable x>)
+ *   AND EXISTS (WITH RECURSIVE sub(id) AS (SELECT c.id UNION SELECT k.id FROM category k JOIN sub ON k.parent_id = sub.id)
+ *               SELECT 1 FROM sub JOIN rsc x ON x.category_id = sub.id WHERE <listable x>)
  * ORDER BY c.id LIMIT 50
  * ```
  */
@@ -37,12 +34,13 @@ export async function publicTopCategories(
   siteDefault: string,
 ): Promise<TopCategoryRow[]> {
   if (siteNoindex) return [];
-  const searchableTops = sql<number>`(WITH RECURSIVE tree(id, top) AS (
-      SELECT id, id FROM category WHERE parent_id IS NULL
+  // Per top category, the first listable resource of its subtree (through the category index) is
+  // enough: the search stops there instead of joining every resource of the site to the tree.
+  const hasListable = sql<SqlBool>`EXISTS (WITH RECURSIVE sub(id) AS (
+      SELECT c.id
       UNION
-      SELECT c.id, t.top FROM category c JOIN tree t ON c.parent_id = t.id
-    ) SELECT t.top FROM tree t JOIN rsc x ON x.category_id = t.id
-      WHERE ${listable(siteNoindex, 'x')})`;
+      SELECT k.id FROM category k JOIN sub ON k.parent_id = sub.id
+    ) SELECT 1 FROM sub JOIN rsc x ON x.category_id = sub.id WHERE ${listable(siteNoindex, 'x')})`;
   const rows = await db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
@@ -50,7 +48,7 @@ export async function publicTopCategories(
     .where('c.parent_id', 'is', null)
     .where(publicCategory(siteNoindex, 'r', 'c'))
     .where(notInIdSet('c.id', metaCategoryIds()))
-    .where(inIdSet('c.id', searchableTops))
+    .where(hasListable)
     .orderBy('c.id')
     .limit(MAX_CATEGORIES)
     .execute();
