@@ -20,6 +20,11 @@ export interface ComposableResource {
   attribution: LocalizedText | null;
   /** The resource's own downloadable file, if it has one. */
   medium: ComposableMedium | null;
+  /**
+   * The names of its category and the category's ancestors (`categoryChains`), when the read that
+   * loaded it selected them too (`categoryChainColumn`): composition then needs no query for them.
+   */
+  category_chain?: string[];
 }
 
 /** A resource's medium (its one downloadable file). */
@@ -87,8 +92,11 @@ export function toComposable(r: {
   medium_width?: number | null;
   medium_height?: number | null;
   medium_size?: number | string | null;
+  category_chain?: unknown;
 }): ComposableResource {
+  const chain = Array.isArray(r.category_chain) ? r.category_chain.filter((n): n is string => typeof n === 'string') : undefined;
   return {
+    ...(chain ? { category_chain: chain } : {}),
     id: Number(r.id),
     name: r.name,
     category_id: Number(r.category_id),
@@ -129,6 +137,25 @@ export const MAX_CATEGORY_DEPTH = 32;
  * SELECT chain.start_id, r.name FROM chain JOIN rsc r ON r.id = chain.id ORDER BY chain.start_id, chain.depth
  * ```
  */
+/**
+ * `categoryChains` for the category of `rsc as <alias>`, as a column of the read itself (a correlated
+ * subquery: one round trip fewer for a read that composes Markdown).
+ *
+ * ```sql
+ * (WITH RECURSIVE chain(id, depth) AS (SELECT c.id, 0 FROM category c WHERE c.id = "r"."category_id" UNION ALL …)
+ *  SELECT coalesce(array_agg(n.name ORDER BY chain.depth) FILTER (WHERE n.name IS NOT NULL), '{}') FROM chain JOIN rsc n ON n.id = chain.id)
+ * ```
+ */
+export function categoryChainColumn(alias: string) {
+  return sql<string[]>`(WITH RECURSIVE chain(id, depth) AS (
+      SELECT c.id, 0 FROM category c WHERE c.id = ${sql.ref(`${alias}.category_id`)}
+      UNION ALL
+      SELECT c.parent_id, chain.depth + 1 FROM chain JOIN category c ON c.id = chain.id
+      WHERE c.parent_id IS NOT NULL AND chain.depth < ${sql.lit(MAX_CATEGORY_DEPTH)}
+    )
+    SELECT coalesce(array_agg(n.name ORDER BY chain.depth) FILTER (WHERE n.name IS NOT NULL), '{}') FROM chain JOIN rsc n ON n.id = chain.id)`;
+}
+
 export async function categoryChains(db: Kysely<Database>, categoryIds: readonly number[]): Promise<Map<number, string[]>> {
   const chains = new Map<number, string[]>();
   const unique = [...new Set(categoryIds)];

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { anonymousVisible } from './visibility.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS } from './summaries.js';
+import { categoryChainColumn } from './composable-resources.js';
 
 /**
  * One anonymous-visible resource by id or unique name, with its category and medium; `undefined`
@@ -26,6 +27,8 @@ export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef
       'm.height as medium_height',
       'm.size as medium_size',
       'm.filename as medium_filename',
+      // Template selection's category chain, read here rather than by a second statement.
+      categoryChainColumn('r').as('category_chain'),
     ])
     .where(anonymousVisible('r'))
     .where(byRef('r', ref))

@@ -106,7 +106,11 @@ async function compositionContext(
     if (typeof key === 'number' && key !== resource.id) referenceIds.add(key);
   }
   const references = new Map((await loader.visible([...referenceIds])).map((r) => [r.id, r]));
-  const chains = await loader.categoryChains([resource.category_id, ...[...references.values()].map((r) => r.category_id)]);
+  // The resource's own chain comes with it when its read selected it; only the rest is queried.
+  const known = resource.category_chain;
+  const wanted = [...(known ? [] : [resource.category_id]), ...[...references.values()].map((r) => r.category_id)];
+  const chains = new Map(wanted.length ? await loader.categoryChains(wanted) : []);
+  if (known) chains.set(resource.category_id, known);
   const presentation = { options: input.options, baseUrl: input.baseUrl, language: input.language };
   const accessor = new ResourceAccessor((r) => presentResource(presentation, r));
   accessor.learn([resource, ...references.values()]);
