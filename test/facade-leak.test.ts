@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import { backends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
 import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
-import { insertCategory } from '../example-site/content-store.js';
+import { insertCategory, insertResource } from '../example-site/content-store.js';
 
 
 async function walkIds(app: Express, url: string): Promise<number[]> {
@@ -57,6 +57,26 @@ for (const backend of backends) {
         }),
         { numRuns: backend.name === 'pglite' ? 8 : 15 },
       );
+    });
+
+    it('a public resource in a private category (or below one) never names it: JSON, Markdown, search and related', async () => {
+      // The resource read also selects the category chain for template selection: its names must stay inside.
+      const below = await insertCategory(content.db, { name: 'below_hidden_cat', parent: cats.hidden, visibility: 'members' });
+      for (const category of [cats.hidden!, below]) {
+        const id = await insertResource(content.db, { category, title: { en: 'Harbour in a private category' }, body: { en: '<p>Public text.</p>' } });
+        const reads = [
+          await request(app).get(`/api/agent/resource/${id}`),
+          await request(app).get(`/agent/resource/${id}/markdown`),
+          await request(app).get(`/api/agent/search?text=private%20category&pagelen=100`),
+          await request(app).get(`/api/agent/related/${id}`),
+        ];
+        for (const res of reads) {
+          assert.equal(res.status, 200, res.text);
+          assert.ok(!/hidden_cat/.test(res.text), `${res.req.path} names a private category`);
+        }
+        assert.equal(reads[0]!.body.result.category, null);
+        assert.ok(reads[2]!.body.result.items.some((i: { id: number }) => i.id === id), 'the public resource is listed');
+      }
     });
 
     it('schema lists only public, indexable vocabulary and hides non-public parents', async () => {
