@@ -64,15 +64,13 @@ for (const backend of backends) {
       const below = await insertCategory(content.db, { name: 'below_hidden_cat', parent: cats.hidden, visibility: 'members' });
       for (const category of [cats.hidden!, below]) {
         const id = await insertResource(content.db, { category, title: { en: 'Harbour in a private category' }, body: { en: '<p>Public text.</p>' } });
-        const reads = [
-          await request(app).get(`/api/agent/resource/${id}`),
-          await request(app).get(`/agent/resource/${id}/markdown`),
-          await request(app).get(`/api/agent/search?text=private%20category&pagelen=100`),
-          await request(app).get(`/api/agent/related/${id}`),
-        ];
-        for (const res of reads) {
+        const paths = [`/api/agent/resource/${id}`, `/agent/resource/${id}/markdown`, '/api/agent/search?text=private%20category&pagelen=100', `/api/agent/related/${id}`];
+        const reads = [];
+        for (const path of paths) {
+          const res = await request(app).get(path);
           assert.equal(res.status, 200, res.text);
-          assert.ok(!/hidden_cat/.test(res.text), `${res.req.path} names a private category`);
+          assert.ok(!/hidden_cat/.test(res.text), `${path} names a private category`);
+          reads.push(res);
         }
         assert.equal(reads[0]!.body.result.category, null);
         assert.ok(reads[2]!.body.result.items.some((i: { id: number }) => i.id === id), 'the public resource is listed');

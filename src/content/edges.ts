@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree, type SiteNoindex } from './visibility.js';
 import { SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 /** SUMMARY_COLUMNS split by table: the endpoint's own (`r.`) and its category's (`cat.`). */
 const ENDPOINT_COLUMNS = SUMMARY_COLUMNS.filter((c) => c.startsWith('r.')) as Extract<(typeof SUMMARY_COLUMNS)[number], `r.${string}`>[];
@@ -62,7 +63,8 @@ export function edgeCandidates(db: Kysely<Database>, q: EdgeCandidateQuery) {
     query = query.where((eb) => eb(eb.refTuple('e.predicate_id', far), '>', eb.tuple(predicateId, endpointId)));
   }
   query = query.orderBy('e.predicate_id').orderBy(far).limit(q.limit);
-  return q.offset > 0 ? query.offset(q.offset) : query;
+  // Truthiness, not `> 0`: a reusable query's shape records it (offsets are never negative).
+  return q.offset ? query.offset(q.offset) : query;
 }
 
 export interface EdgeCandidate {
@@ -139,7 +141,7 @@ export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { si
  * keyset order here (at most `pagelen + 1` rows, so this is not a sort of the node's edges).
  */
 export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }): Promise<EdgeCandidate[]> {
-  const rows = await edgePageQuery(db, q).execute();
+  const { rows } = await db.executeQuery(compiledEdgePage(db, q));
   return rows
     .map((row): EdgeCandidate => {
       const { edge_id, predicate_id, endpoint_id, visible_predicate_id, predicate_name, ...summary } = row;
@@ -154,6 +156,9 @@ export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { s
     .sort((a, b) => a.predicate_id - b.predicate_id || a.endpoint_id - b.endpoint_id);
 }
 
+/** The compiled statement `edgePage` runs: built once per shape (`reusableQuery`), then reused. */
+export const compiledEdgePage = reusableQuery(edgePageQuery, ['direction']);
+
 /** Who is asking: an anonymous visitor, or a caller who may see everything. */
 export type EdgeAccess = 'anonymous' | 'all';
 
@@ -162,14 +167,19 @@ export type EdgeAccess = 'anonymous' | 'all';
  * id or unique name; `undefined` otherwise.
  */
 export async function resolveResource(db: Kysely<Database>, ref: ResourceRef, access: EdgeAccess): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('rsc as r')
-    .select('r.id')
-    .where(byRef('r', ref))
-    .$if(access === 'anonymous', (qb) => qb.where(anonymousVisible('r')))
-    .executeTakeFirst();
+  const [row] = (await db.executeQuery(reusableResolve(db, { ref, access }))).rows;
   return row === undefined ? undefined : Number(row.id);
 }
+
+const reusableResolve = reusableQuery(
+  (db: Kysely<Database>, p: { ref: ResourceRef; access: EdgeAccess }) =>
+    db
+      .selectFrom('rsc as r')
+      .select('r.id')
+      .where(byRef('r', p.ref))
+      .$if(p.access === 'anonymous', (qb) => qb.where(anonymousVisible('r'))),
+  ['access'],
+);
 
 /**
  * The id of a predicate (a resource in the `predicate` category tree) the caller may see, by id or

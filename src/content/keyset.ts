@@ -14,7 +14,10 @@ export function subsecondMicros(column: string): RawBuilder<number> {
   return sql<number>`((extract(epoch from ${sql.ref(column)}) - floor(extract(epoch from ${sql.ref(column)}))) * 1000000)::bigint`;
 }
 
-/** The timestamp of a (seconds, microseconds) position, computed exactly (no floating point). */
+/**
+ * The timestamp of a (seconds, microseconds) position, computed exactly (no floating point). Both are
+ * integers (the continuation codec accepts nothing else).
+ */
 export function fromEpoch(seconds: number, micros: number): RawBuilder<Date> {
-  return sql<Date>`('epoch'::timestamptz + ${Math.trunc(seconds)}::bigint * interval '1 second' + ${Math.trunc(micros)}::bigint * interval '1 microsecond')`;
+  return sql<Date>`('epoch'::timestamptz + ${seconds}::bigint * interval '1 second' + ${micros}::bigint * interval '1 microsecond')`;
 }

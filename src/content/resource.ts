@@ -4,6 +4,7 @@ import { anonymousVisible } from './visibility.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS } from './summaries.js';
 import { categoryChainColumn } from './composable-resources.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 /**
  * One anonymous-visible resource by id or unique name, with its category and medium; `undefined`
@@ -11,6 +12,12 @@ import { categoryChainColumn } from './composable-resources.js';
  * readable here (direct reads allow them).
  */
 export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef) {
+  const { rows } = await db.executeQuery(reusableVisibleResource(db, { ref }));
+  return rows[0];
+}
+
+/** The statement of {@link readVisibleResource}. */
+function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
   return fromResourcesWithCategory(db)
     .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select(SUMMARY_COLUMNS)
@@ -31,9 +38,10 @@ export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef
       categoryChainColumn('r').as('category_chain'),
     ])
     .where(anonymousVisible('r'))
-    .where(byRef('r', ref))
-    .executeTakeFirst();
+    .where(byRef('r', ref));
 }
+
+const reusableVisibleResource = reusableQuery(visibleResourceQuery);
 
 /** A row of {@link readVisibleResource}, as Kysely infers it. */
 export type ResourceRow = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;

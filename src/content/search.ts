@@ -4,11 +4,12 @@ import { categorySubtree, inIdSet, listable, publicCategory, type SiteNoindex } 
 import { epochSeconds, fromEpoch, subsecondMicros } from './keyset.js';
 import { summaryRows } from './summaries.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
 
 export interface SearchQuery {
-  text?: string;
+  text?: string | undefined;
   /** Category ids whose subtrees to search. */
   categoryIds?: number[];
   sort: SearchSort;
@@ -39,7 +40,13 @@ const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_star
  * ```
  */
 export async function searchResources(db: Kysely<Database>, q: SearchQuery) {
-  return searchQuery(db, q).execute();
+  const { rows } = await db.executeQuery(compiledSearch(db, q));
+  return rows;
+}
+
+/** The compiled statement `searchResources` runs: built once per shape (`reusableQuery`), then reused. */
+export function compiledSearch(db: Kysely<Database>, q: SearchQuery) {
+  return reusableSearch(db, withSearchText(q));
 }
 
 /** A row of {@link searchResources}: a summary row and its keyset position, as Kysely infers them. */
@@ -47,8 +54,16 @@ export type SearchRow = Awaited<ReturnType<typeof searchResources>>[number];
 
 /** The query `searchResources` runs, unexecuted (for tests of its SQL and plan). */
 export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
+  return searchStatement(db, withSearchText(q));
+}
+
+/** A text of only white space searches nothing: no text condition at all. */
+const withSearchText = (q: SearchQuery): SearchQuery => (q.text !== undefined && q.text.trim() === '' ? { ...q, text: undefined } : q);
+
+/** The statement of a search whose `text`, if any, is not blank (`withSearchText`). */
+export function searchStatement(db: Kysely<Database>, q: SearchQuery) {
   let query = summaryRows(db).where(listable(q.siteNoindex, 'r'));
-  if (q.text !== undefined && q.text.trim() !== '') {
+  if (q.text !== undefined) {
     query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
   }
   if (q.categoryIds) query = query.where(inIdSet('r.category_id', categorySubtree(q.categoryIds)));
@@ -81,6 +96,8 @@ export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
     .offset(q.offset)
     .limit(q.limit);
 }
+
+const reusableSearch = reusableQuery(searchStatement, ['sort']);
 
 /** The keyset position of a row in the given sort. */
 export function searchPosition(sort: SearchSort, row: SearchRow): number[] {

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 /**
  * The two rules every route, header and template obeys, each defined once, in SQL.
@@ -170,13 +171,16 @@ export async function resourceExposure(
   ref: ResourceRef,
   siteNoindex: SiteNoindex,
 ): Promise<Exposure | undefined> {
-  const row = await db
-    .selectFrom('rsc as r')
-    .select([anonymousVisible('r').as('visible'), indexable(siteNoindex, 'r').as('indexable')])
-    .where(byRef('r', ref))
-    .executeTakeFirst();
+  const [row] = (await db.executeQuery(reusableExposure(db, { ref, siteNoindex }))).rows;
   return row ? { visible: Boolean(row.visible), indexable: Boolean(row.indexable) } : undefined;
 }
+
+const reusableExposure = reusableQuery((db: Kysely<Database>, p: { ref: ResourceRef; siteNoindex: SiteNoindex }) =>
+  db
+    .selectFrom('rsc as r')
+    .select([anonymousVisible('r').as('visible'), indexable(p.siteNoindex, 'r').as('indexable')])
+    .where(byRef('r', p.ref)),
+);
 
 /** Both rules for one resource, and every reason it fails them. */
 export interface ExposureExplained extends Exposure {

@@ -67,16 +67,11 @@ export function settingsKey(options: ResolvedOptions): string {
   return JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
 }
 
-/** The site's noindex setting now (the stored value, else the option). */
-export async function siteNoindex(ctx: AgentContext): Promise<boolean> {
-  return (await effectiveSettings(ctx)).noindex;
-}
-
 /**
- * The site's noindex setting for a listing statement: once the settings table is known to exist, the
+ * The site's noindex setting for a statement: once the settings table is known to exist, the
  * statement reads the stored value itself (one round trip instead of two, still current on every
- * request); until then (or in a database without the table) it is read first, as `siteNoindex` does.
+ * request); until then (or in a database without the table) it is read first, as a boolean.
  */
 export async function siteNoindexForQuery(ctx: AgentContext): Promise<SiteNoindex> {
-  return hasSettingsTable(ctx.db) ? { storedElse: ctx.options.noindex } : siteNoindex(ctx);
+  return hasSettingsTable(ctx.db) ? { storedElse: ctx.options.noindex } : (await effectiveSettings(ctx)).noindex;
 }

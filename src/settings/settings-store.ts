@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { StoredSettings } from './settings-schema.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 export const SETTINGS_TABLE = 'agent_discovery_settings';
 
@@ -31,11 +32,7 @@ export function hasSettingsTable(db: Kysely<Database>): boolean {
  */
 export async function readStoredSettings(db: Kysely<Database>): Promise<{ table: boolean; stored: StoredSettings }> {
   try {
-    const row = await db
-      .selectFrom(SETTINGS_TABLE)
-      .select(['description', 'noindex', 'sitemap_url', 'llms_notes'])
-      .where('id', '=', true)
-      .executeTakeFirst();
+    const [row] = (await db.executeQuery(settingsRead(db, {}))).rows;
     tableSeen.add(db);
     if (!row) return { table: true, stored: NOTHING_STORED };
     return {
@@ -50,6 +47,11 @@ export async function readStoredSettings(db: Kysely<Database>): Promise<{ table:
     throw error;
   }
 }
+
+/** The statement of `readStoredSettings`, built once (`reusableQuery`). */
+const settingsRead = reusableQuery((db: Kysely<Database>, _: Record<string, never>) =>
+  db.selectFrom(SETTINGS_TABLE).select(['description', 'noindex', 'sitemap_url', 'llms_notes']).where('id', '=', true),
+);
 
 /** Stores validated settings (`validateSettings`), replacing the row. */
 export async function writeStoredSettings(db: Kysely<Database>, s: StoredSettings): Promise<void> {
