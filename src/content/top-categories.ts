@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { localize } from './language.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import { listable, metaCategoryIds, notInIdSet, publicCategory } from './visibility.js';
 
 /** A top-level category worth a search link, localized: its stored name is not checked here. */
@@ -34,6 +35,17 @@ export async function publicTopCategories(
   siteDefault: string,
 ): Promise<TopCategoryRow[]> {
   if (siteNoindex) return [];
+  const { rows } = await db.executeQuery(reusableTopCategories(db, { siteNoindex }));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    title: localize(row.title, language, siteDefault),
+    summary: localize(row.summary, language, siteDefault),
+  }));
+}
+
+/** The statement of {@link publicTopCategories}, built once (`reusableQuery`). */
+const reusableTopCategories = reusableQuery((db: Kysely<Database>, { siteNoindex }: { siteNoindex: boolean }) => {
   // Per top category, the first listable resource of its subtree (through the category index) is
   // enough: the search stops there instead of joining every resource of the site to the tree.
   const hasListable = sql<SqlBool>`EXISTS (WITH RECURSIVE sub(id) AS (
@@ -41,7 +53,7 @@ export async function publicTopCategories(
       UNION
       SELECT k.id FROM category k JOIN sub ON k.parent_id = sub.id
     ) SELECT 1 FROM sub JOIN rsc x ON x.category_id = sub.id WHERE ${listable(siteNoindex, 'x')})`;
-  const rows = await db
+  return db
     .selectFrom('category as c')
     .innerJoin('rsc as r', 'r.id', 'c.id')
     .select(['c.id', 'r.name', 'r.title', 'r.summary'])
@@ -50,12 +62,5 @@ export async function publicTopCategories(
     .where(notInIdSet('c.id', metaCategoryIds()))
     .where(hasListable)
     .orderBy('c.id')
-    .limit(MAX_CATEGORIES)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    title: localize(row.title, language, siteDefault),
-    summary: localize(row.summary, language, siteDefault),
-  }));
-}
+    .limit(MAX_CATEGORIES);
+});
