@@ -140,7 +140,6 @@ function makeTemplate<D, P, O>(build: (db: D, params: P) => { compile(): Compile
   const seen = new Set<number>();
   const parameters = compiled.parameters.map((p) => {
     if (!(p instanceof Placeholder)) return { constant: p };
-    if (seen.has(p.index)) return { value: p.index };
     seen.add(p.index);
     return { value: p.index };
   });
