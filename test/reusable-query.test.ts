@@ -2,7 +2,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { backends, type TestDatabase } from './support/backends.js';
-import { reusableQuery } from '../src/db/reusable-query.js';
+import { reusableQuery, typeOfValue } from '../src/db/reusable-query.js';
+import { byRef, type ResourceRef } from '../src/content/resource-ref.js';
 import { compiledSearch, searchQuery, searchResources, searchStatement, type SearchQuery } from '../src/content/search.js';
 import { compiledEdgePage, edgePageQuery } from '../src/content/edges.js';
 import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
@@ -35,18 +36,38 @@ describe('reusable queries', () => {
     assert.deepEqual(b.parameters, ['b', 9]);
   });
 
-  it('a builder that branches on typeof or presence gets one template per shape', () => {
-    const byRef = reusableQuery((db: TestDatabase['db'], p: { ref: number | string; after?: number | undefined }) => {
-      let q = db.selectFrom('rsc').select('id').where(typeof p.ref === 'number' ? 'id' : 'name', '=', p.ref);
+  it('a builder that branches on typeOfValue or presence gets one template per shape, built once', () => {
+    let builds = 0;
+    const byKind = reusableQuery((db: TestDatabase['db'], p: { ref: number | string; after?: number | undefined }) => {
+      builds++;
+      let q = db.selectFrom('rsc').select('id').where(typeOfValue(p.ref) === 'number' ? 'id' : 'name', '=', p.ref);
       if (p.after !== undefined) q = q.where('id', '>', p.after);
       return q;
     });
-    assert.match(byRef(content.db, { ref: 7 }).sql, /"id" = \$1$/);
-    assert.match(byRef(content.db, { ref: 'welcome' }).sql, /"name" = \$1$/);
-    assert.deepEqual(byRef(content.db, { ref: 8 }).parameters, [8]);
-    const later = byRef(content.db, { ref: 'x', after: 5 });
+    assert.match(byKind(content.db, { ref: 7 }).sql, /"id" = \$1$/);
+    assert.match(byKind(content.db, { ref: 'welcome' }).sql, /"name" = \$1$/);
+    const firstBuilds = builds;
+    assert.deepEqual(byKind(content.db, { ref: 8 }).parameters, [8]);
+    assert.deepEqual(byKind(content.db, { ref: 'other' }).parameters, ['other']);
+    assert.equal(builds, firstBuilds + (verifying ? 2 : 0), 'numbers and names each reuse their template');
+    const later = byKind(content.db, { ref: 'x', after: 5 });
     assert.match(later.sql, /"name" = \$1 and "id" > \$2$/);
     assert.deepEqual(later.parameters, ['x', 5]);
+  });
+
+  it('every read of one resource (byRef) reuses its template, by id and by name', () => {
+    let builds = 0;
+    const read = reusableQuery((db: TestDatabase['db'], p: { ref: ResourceRef }) => (builds++, db.selectFrom('rsc as r').select('r.id').where(byRef('r', p.ref))));
+    read(content.db, { ref: 21 });
+    read(content.db, { ref: 'welcome' });
+    const firstBuilds = builds;
+    const byId = read(content.db, { ref: 22 });
+    const byName = read(content.db, { ref: 'about' });
+    assert.equal(builds, firstBuilds + (verifying ? 2 : 0), 'no build beyond the first of each shape');
+    assert.match(byId.sql, /"r"\."id" = \$1$/);
+    assert.deepEqual(byId.parameters, [22]);
+    assert.match(byName.sql, /"r"\."name" = \$1$/);
+    assert.deepEqual(byName.parameters, ['about']);
   });
 
   it('a builder that computes with a value falls back to an ordinary build, still correct', () => {

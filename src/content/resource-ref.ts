@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { typeOfValue } from '../db/reusable-query.js';
 
 /**
  * How any resource is referenced, defined once: by its numeric id or by its unique name. Parameters,
@@ -52,5 +53,6 @@ export function parseResourceRef(value: unknown): ResourceRef | undefined {
  * ```
  */
 export function byRef(alias: string, ref: ResourceRef): RawBuilder<SqlBool> {
-  return typeof ref === 'number' ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${ref}` : sql<SqlBool>`${sql.ref(`${alias}.name`)} = ${ref}`;
+  // `typeOfValue`: the branch holds for the placeholders of a reusable query too.
+  return typeOfValue(ref) === 'number' ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${ref}` : sql<SqlBool>`${sql.ref(`${alias}.name`)} = ${ref}`;
 }

@@ -211,7 +211,7 @@ export async function explainExposure(
     .selectFrom('rsc as r')
     .select([anonymousVisible('r').as('visible'), indexable(siteNoindex, 'r').as('indexable')])
     .select(conditions.map((c, i) => c.holds(col).as(`c${i}`)))
-    .where(typeof idOrName === 'number' ? sql<SqlBool>`r.id = ${idOrName}` : sql<SqlBool>`r.name = ${idOrName}`)
+    .where(byRef('r', idOrName))
     .executeTakeFirst();
   if (!row) return undefined;
   const values = row as unknown as Record<string, unknown>;

@@ -22,7 +22,11 @@ import type { CompiledQuery } from 'kysely';
 
 /** A placeholder value: compiled into exactly one parameter, and refusing every other use. */
 class Placeholder {
-  constructor(readonly index: number) {}
+  constructor(
+    readonly index: number,
+    /** The `typeof` of the value it stands for. */
+    readonly type: string,
+  ) {}
   [Symbol.toPrimitive](): never {
     throw new TypeError('a reusable query placeholder was used as a value while building the query');
   }
@@ -38,6 +42,18 @@ interface Template {
 }
 
 const MAX_SHAPES = 256;
+
+/**
+ * `typeof value`, also for a placeholder (the type of the value it stands for): a builder that
+ * branches on a value's type asks this instead of `typeof`, so its shapes are reused too.
+ *
+ * ```ts
+ * typeOfValue(7) // 'number' (and so for the placeholder standing for 7)
+ * ```
+ */
+export function typeOfValue(value: unknown): string {
+  return value instanceof Placeholder ? value.type : typeof value;
+}
 const verifyEveryCall = process.env.EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES === '1';
 
 /** Replaces every non-shape leaf of `params` by a placeholder; returns the copy, the values and the shape signature. */
@@ -71,7 +87,7 @@ function placehold<P extends object>(params: P, shapeKeys: readonly (keyof P)[])
     }
     signature.push(type);
     values.push(value as Leaf);
-    return new Placeholder(values.length - 1);
+    return new Placeholder(values.length - 1, typeof value);
   };
   const slotted: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
