@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { boundedHtmlToMarkdown, htmlToMarkdown } from '../src/markdown/convert.js';
+import TurndownService from 'turndown';
+import { boundedHtmlToMarkdown, escapeMarkdownText, htmlToMarkdown } from '../src/markdown/convert.js';
 import { DEFAULT_MARKDOWN_LIMITS, resolveMarkdownLimits } from '../src/markdown/limits.js';
 import { boundMarkup } from '../src/markdown/bound-markup.js';
 import { truncateHtml } from '../src/markdown/truncate-html.js';
@@ -11,6 +12,23 @@ import { markerHtml } from '../src/markdown/markers.js';
 
 const BASE = 'https://site.example';
 const convert = (html: string, documentUrl?: string) => htmlToMarkdown(html, { baseUrl: BASE, ...(documentUrl ? { documentUrl } : {}) });
+
+describe('escapeMarkdownText', () => {
+  // turndown's own escaping (thirteen replacements in order), then `<`: what the single pass must equal.
+  const turndownEscape = (text: string) => new TurndownService().escape(text).replace(/</g, '\\<');
+
+  it('escapes exactly as turndown does, and < besides, for any text', () => {
+    const special = fc.constantFrom('\\', '*', '-', '+', ' ', '=', '#', '`', '~', '[', ']', '>', '_', '.', '1', '42', '<', 'a', '\n', '\t');
+    const text = fc.oneof(fc.string(), fc.array(special, { maxLength: 14 }).map((parts) => parts.join('')));
+    fc.assert(fc.property(text, (t) => escapeMarkdownText(t) === turndownEscape(t)), { numRuns: 5000 });
+  });
+
+  it('escapes each start-of-text marker and the characters that mean something anywhere', () => {
+    for (const t of ['- a', '+ a', '+a', '== a', '### a', '####### a', '~~~ a', '> a', '12. a', '12.a', '*a*', '_a_', '`a`', '[a]', 'a\\b', '<b>', '', 'plain'])
+      assert.equal(escapeMarkdownText(t), turndownEscape(t), t);
+    assert.equal(escapeMarkdownText('1. *a* <b>'), '1\\. \\*a\\* \\<b>');
+  });
+});
 
 describe('htmlToMarkdown', () => {
   it('converts a table without a header row to a GFM table with an empty header', () => {

@@ -56,6 +56,30 @@ const escapeDestination = (href: string) => href.replace(/[()\\ <>]/g, (c) => (c
 const escapeTitle = (title: string | null) => (title ?? '').replace(/\s+/g, ' ').trim().replace(/["\\]/g, '\\$&');
 const escapeAlt = (alt: string | null) => (alt ?? '').replace(/\s+/g, ' ').trim().replace(/[[\]\\<]/g, '\\$&');
 
+/** Characters that mean something anywhere in Markdown text, and `<` (text that looks like a tag stays text). */
+const INLINE_SPECIALS = /[\\*`[\]_<]/g;
+/** What means something only at the start of a text: a list, heading, setext, fence, quote or ordered-list marker. */
+const LEADING_SPECIAL = /^(?:-|\+ |=|#{1,6} |~~~|>|\d+\. )/;
+
+/**
+ * Escapes a text node's Markdown syntax exactly as turndown's `escape` does, and `<` besides, in one
+ * pass instead of turndown's thirteen regular-expression replacements (a tenth of a conversion's
+ * time on prose): turndown's start-of-text rules can only fire when the text does not start with one
+ * of the characters escaped everywhere, so the two steps are independent.
+ *
+ * ```ts
+ * escapeMarkdownText('1. *a* <b>') // '1\\. \\*a\\* \\<b>'
+ * ```
+ */
+export function escapeMarkdownText(text: string): string {
+  const escaped = text.replace(INLINE_SPECIALS, '\\$&');
+  const leading = LEADING_SPECIAL.exec(escaped);
+  if (!leading) return escaped;
+  // An ordered-list marker keeps its number: `1\. `; every other marker gets a leading backslash.
+  const marker = leading[0];
+  return marker.endsWith('. ') ? `${marker.slice(0, -2)}\\. ${escaped.slice(marker.length)}` : `\\${escaped}`;
+}
+
 function fencedBlock(code: string, language: string): string {
   let size = 3;
   for (const m of code.matchAll(/^`{3,}/gm)) size = Math.max(size, m[0].length + 1);
@@ -81,9 +105,7 @@ function createService(): TurndownService {
   });
   service.use(gfm);
   service.remove([...REMOVED_ELEMENTS]);
-  const escape = service.escape.bind(service);
-  // Text that looks like a tag must stay text in the Markdown (`&lt;script&gt;` in the HTML).
-  service.escape = (text: string) => escape(text).replace(/</g, '\\<');
+  service.escape = escapeMarkdownText;
 
   // Rules added later take precedence over the plugin's and turndown's own.
   service.addRule('agentTable', {
