@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, type Compilable } from 'kysely';
 import { backends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, type EdgeVocabulary } from './support/edge-graph.js';
-import { edgeCandidates, edgePage, edgePageQuery, editorialEdgesQuery, type EdgeCandidateQuery } from '../src/content/edges.js';
+import { edgeCandidates, edgePage, edgePageQuery, editorialEdgesQuery, relatedPageQuery, type EdgeCandidateQuery } from '../src/content/edges.js';
 
 /** Edges on the hub, per predicate: enough that an index scan beats a sort of the node's edges. */
 const PER_PREDICATE = 1500;
@@ -75,21 +75,21 @@ for (const backend of backends) {
 
     for (const direction of ['out', 'in'] as const) {
       for (const withPredicate of [false, true]) {
-        it(`plans an index scan on the unique index with the row comparison as index condition, no sort (${direction}${withPredicate ? ', predicate' : ''})`, async () => {
-          const index = direction === 'out' ? 'edge_subject_predicate_object_key' : 'edge_object_predicate_subject_key';
-          const far = direction === 'out' ? 'object_id' : 'subject_id';
-          const query = edgePageQuery(content.db, {
-            ...q({ direction, after: [vocab.about, endpoints[700]!], ...(withPredicate ? { predicateId: vocab.about } : {}) }),
-            siteNoindex: false,
+        for (const read of ['edge page', 'related page (with the resource)'] as const) {
+          it(`plans an index scan on the unique index with the row comparison as index condition, no sort (${read}, ${direction}${withPredicate ? ', predicate' : ''})`, async () => {
+            const index = direction === 'out' ? 'edge_subject_predicate_object_key' : 'edge_object_predicate_subject_key';
+            const far = direction === 'out' ? 'object_id' : 'subject_id';
+            const page = { ...q({ direction, after: [vocab.about, endpoints[700]!], ...(withPredicate ? { predicateId: vocab.about } : {}) }), siteNoindex: false };
+            const query = read === 'edge page' ? edgePageQuery(content.db, page) : relatedPageQuery(content.db, page);
+            const plan = await explain(content, query);
+            assert.match(plan, new RegExp(`Index (Only )?Scan using ${index} on edge e`), plan);
+            assert.match(plan, new RegExp(`Index Cond: .*ROW\\((e\\.)?predicate_id, (e\\.)?${far}\\) > ROW\\(`), plan);
+            assert.doesNotMatch(plan, /Sort/, plan);
+            assert.doesNotMatch(plan, /Seq Scan on edge/, plan);
+            // The LIMIT sits directly on the index scan: only pagelen + 1 edges are read.
+            assert.match(plan, new RegExp(`Limit[^\\n]*\\n\\s*->\\s+Index (Only )?Scan using ${index}`), plan);
           });
-          const plan = await explain(content, query);
-          assert.match(plan, new RegExp(`Index (Only )?Scan using ${index} on edge e`), plan);
-          assert.match(plan, new RegExp(`Index Cond: .*ROW\\((e\\.)?predicate_id, (e\\.)?${far}\\) > ROW\\(`), plan);
-          assert.doesNotMatch(plan, /Sort/, plan);
-          assert.doesNotMatch(plan, /Seq Scan on edge/, plan);
-          // The LIMIT sits directly on the index scan: only pagelen + 1 edges are read.
-          assert.match(plan, new RegExp(`Limit[^\\n]*\\n\\s*->\\s+Index (Only )?Scan using ${index}`), plan);
-        });
+        }
       }
     }
 

@@ -184,8 +184,45 @@ for (const backend of backends) {
         assert.deepEqual(res.body, missing.body);
       }
       await request(app).get('/api/agent/related/no_such_name').expect(404);
+      // The id is checked in the page's own statement: a continuation that does not open (foreign or
+      // tampered) on a resource that is not visible is still that 404, not the continuation's 400.
+      const foreign = createContinuationCodec(TEST_CONTINUATION_SECRET).encode(continuationScope(`related/${pub}`, {}), 2, [1, 1]);
+      const tampered = `${foreign.slice(0, 10)}${foreign[10] === 'A' ? 'B' : 'A'}${foreign.slice(11)}`;
+      await request(app).get(`/api/agent/related/${pub}?page=2&cursor=${encodeURIComponent(tampered)}`).expect(400);
+      for (const id of [priv, 999999999]) {
+        for (const cursor of [foreign, tampered]) {
+          const res = await request(app).get(`/api/agent/related/${id}?page=2&cursor=${encodeURIComponent(cursor)}`).expect(404);
+          assert.deepEqual(res.body, missing.body);
+        }
+      }
       const readable = await get(`/api/agent/related/${noindex}`);
       assert.deepEqual(readable.items.map((i) => i.resource.id), [pub]);
+    });
+
+    it('a related page is one statement: the resource and its page are read together', async () => {
+      const h = await hub();
+      const [a, b] = await insertNodes(content.db, vocab, ['public', 'public']);
+      await insertEdgeRows(content.db, [
+        { subject: h, predicate: vocab.about, object: a! },
+        { subject: h, predicate: vocab.cites, object: b! },
+      ]);
+      let executed = 0;
+      const counting = content.db.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => (executed++, args.result),
+      });
+      const counted = await relatedApp(counting);
+      await request(counted).get(`/api/agent/related/${h}?pagelen=1`).expect(200); // first reads (settings) happen here
+      executed = 0;
+      const first = await request(counted).get(`/api/agent/related/${h}?pagelen=1`).expect(200);
+      assert.equal(executed, 1, 'first page');
+      executed = 0;
+      const second = await request(counted).get(localPath(first.body.result.next_url)).expect(200);
+      assert.equal(executed, 1, 'continuation of an id path');
+      assert.deepEqual(second.body.result.items.map((i: RelatedItem) => i.resource.id), [b]);
+      executed = 0;
+      await request(counted).get(`/api/agent/related/${h}?pagelen=1&direction=in`).expect(200);
+      assert.equal(executed, 1, 'incoming');
     });
 
     it('an unknown, non-public or non-predicate predicate is a 404', async () => {

@@ -142,6 +142,14 @@ export function edgePageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { si
  */
 export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }): Promise<EdgeCandidate[]> {
   const { rows } = await db.executeQuery(compiledEdgePage(db, q));
+  return toCandidates(rows);
+}
+
+/** A row of {@link edgePageQuery}, as Kysely infers it. */
+type EdgePageRow = Awaited<ReturnType<ReturnType<typeof edgePageQuery>['executeTakeFirstOrThrow']>>;
+
+/** Candidate rows in keyset order (at most `pagelen + 1` rows, so this is not a sort of the node's edges). */
+function toCandidates(rows: readonly EdgePageRow[]): EdgeCandidate[] {
   return rows
     .map((row): EdgeCandidate => {
       const { edge_id, predicate_id, endpoint_id, visible_predicate_id, predicate_name, ...summary } = row;
@@ -155,6 +163,37 @@ export async function edgePage(db: Kysely<Database>, q: EdgeCandidateQuery & { s
     })
     .sort((a, b) => a.predicate_id - b.predicate_id || a.endpoint_id - b.endpoint_id);
 }
+
+/**
+ * A page of a resource's edges and the resource itself in one statement (one round trip, not two):
+ * the resource, by id, under the anonymous-visible rule in a derived table, and the page
+ * ({@link edgePageQuery}) LEFT JOINed to it. No row: the resource is not visible; one row without an
+ * edge: it has no candidate left. The page's candidates are bound to the id as a value, not to the
+ * derived table's column: with a column the planner estimates the edges of an average node, and
+ * for a few it prefers sorting them to the ordered index scan, which a hub would pay in full.
+ *
+ * ```sql
+ * select t.id as target_id, pg.* from (select r.id from rsc r where r.id = $1 and <anonymous-visible r>) t
+ * left join lateral (<edgePageQuery, where near = $1>) pg on true
+ * ```
+ */
+export function relatedPageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }) {
+  return db
+    .selectFrom(db.selectFrom('rsc as r').select('r.id').where('r.id', '=', q.resourceId).where(anonymousVisible('r')).as('t'))
+    .leftJoinLateral(edgePageQuery(db, q).as('pg'), (join) => join.onTrue())
+    .select('t.id as target_id')
+    .selectAll('pg');
+}
+
+/** Runs {@link relatedPageQuery}: the page's candidates, or undefined when the resource is not visible. */
+export async function relatedPage(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }): Promise<EdgeCandidate[] | undefined> {
+  const { rows } = await db.executeQuery(compiledRelatedPage(db, q));
+  if (!rows.length) return undefined;
+  return toCandidates(rows.filter((row) => row.edge_id !== null) as EdgePageRow[]);
+}
+
+/** The compiled statement `relatedPage` runs, built once per shape. */
+export const compiledRelatedPage = reusableQuery(relatedPageQuery, ['direction']);
 
 /** The compiled statement `edgePage` runs: built once per shape (`reusableQuery`), then reused. */
 export const compiledEdgePage = reusableQuery(edgePageQuery, ['direction']);

@@ -3,10 +3,10 @@ import { siteNoindexForQuery } from '../settings/effective-settings.js';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
-import { edgePage, resolvePredicate, resolveResource } from '../content/edges.js';
+import { relatedPage, resolvePredicate, resolveResource } from '../content/edges.js';
 import { resourceExposure } from '../content/visibility.js';
 import { notFound } from '../http/errors.js';
-import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
+import { pagedResult as pagedEnvelope, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../http/parameters.js';
 import { API_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
@@ -47,6 +47,20 @@ async function publicPredicate(ctx: AgentContext, ref: number | string): Promise
   return predicateId;
 }
 
+/**
+ * The read window of a related page. When the id has not been checked yet (`unchecked`) and its
+ * continuation is refused, a resource that is not visible is still the 404 it would have been had
+ * it been checked first.
+ */
+async function relatedWindow(ctx: AgentContext, params: PageParams, scope: string, unchecked: number | undefined): Promise<PageWindow> {
+  try {
+    return pageWindow(ctx, params, scope, 2);
+  } catch (error) {
+    if (unchecked !== undefined && (await resolveResource(ctx.db, unchecked, 'anonymous')) === undefined) throw notFound();
+    throw error;
+  }
+}
+
 /** `GET /api/agent/related/{id}`: one hop of a public resource's relationships, in keyset pages. */
 export function relatedRoute(options: ResolvedOptions) {
   return facadeRoute({
@@ -67,12 +81,16 @@ export function relatedRoute(options: ResolvedOptions) {
       example: 'direction=out&pagelen=10',
     },
     async handler({ ctx, call, params: { id }, query: params }) {
-      const resourceId = await resolveResource(ctx.db, id, 'anonymous');
+      // An id path reads the resource's visibility and its page in one statement. A name is resolved
+      // to its id by a statement of its own first, and so is an id with a predicate filter (the
+      // resource's 404 comes before the predicate's).
+      const resolveFirst = typeof id !== 'number' || params.predicate !== undefined;
+      const resourceId = resolveFirst ? await resolveResource(ctx.db, id, 'anonymous') : id;
       if (resourceId === undefined) throw notFound();
       const predicateId = params.predicate === undefined ? undefined : await publicPredicate(ctx, params.predicate);
       const scope = relatedScope(resourceId, params);
-      const window = pageWindow(ctx, params, scope, 2);
-      const candidates = await edgePage(ctx.db, {
+      const window = await relatedWindow(ctx, params, scope, resolveFirst ? undefined : resourceId);
+      const candidates = await relatedPage(ctx.db, {
         resourceId,
         direction: params.direction,
         predicateId,
@@ -80,8 +98,9 @@ export function relatedRoute(options: ResolvedOptions) {
         after: window.after as [number, number] | undefined,
         offset: window.offset,
         limit: window.fetch,
-        siteNoindex: (await siteNoindexForQuery(ctx)),
+        siteNoindex: await siteNoindexForQuery(ctx),
       });
+      if (!candidates) throw notFound();
       const page = candidates.slice(0, params.pagelen);
       const last = page.at(-1);
       const ic = { base: call.base, options: ctx.options, requestedLanguage: params.language };
