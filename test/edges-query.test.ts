@@ -39,7 +39,7 @@ for (const backend of backends) {
       assert.equal(
         compiled.sql,
         'select "e"."id" as "edge_id", "e"."predicate_id", "e"."object_id" as "endpoint_id" from "edge" as "e" ' +
-          'where "e"."subject_id" = $1 and "e"."predicate_id" = $2 and ("e"."predicate_id", "e"."object_id") > ($3, $4) ' +
+          'where "e"."subject_id" = $1 and "e"."predicate_id" = $2 and ("e"."predicate_id", "e"."object_id") > ((SELECT $3::bigint), (SELECT $4::bigint)) ' +
           'order by "e"."predicate_id", "e"."object_id" limit $5',
       );
       assert.deepEqual(compiled.parameters, [hub, 7, 7, 42, 21]);
@@ -50,7 +50,7 @@ for (const backend of backends) {
       assert.equal(
         compiled.sql,
         'select "e"."id" as "edge_id", "e"."predicate_id", "e"."subject_id" as "endpoint_id" from "edge" as "e" ' +
-          'where "e"."object_id" = $1 and ("e"."predicate_id", "e"."subject_id") > ($2, $3) ' +
+          'where "e"."object_id" = $1 and ("e"."predicate_id", "e"."subject_id") > ((SELECT $2::bigint), (SELECT $3::bigint)) ' +
           'order by "e"."predicate_id", "e"."subject_id" limit $4',
       );
       assert.deepEqual(compiled.parameters, [hub, 3, 9, 21]);
@@ -86,8 +86,10 @@ for (const backend of backends) {
             assert.match(plan, new RegExp(`Index Cond: .*ROW\\((e\\.)?predicate_id, (e\\.)?${far}\\) > ROW\\(`), plan);
             assert.doesNotMatch(plan, /Sort/, plan);
             assert.doesNotMatch(plan, /Seq Scan on edge/, plan);
-            // The LIMIT sits directly on the index scan: only pagelen + 1 edges are read.
-            assert.match(plan, new RegExp(`Limit[^\\n]*\\n\\s*->\\s+Index (Only )?Scan using ${index}`), plan);
+            // The LIMIT sits directly on the index scan (past the position's one-time subqueries): only pagelen + 1 edges are read.
+            assert.match(plan, new RegExp(`Limit[^\\n]*\\n(\\s*(InitPlan|->\\s+Result)[^\\n]*\\n)*\\s*->\\s+Index (Only )?Scan using ${index}`), plan);
+            // The position is a run-time value (InitPlans), so the plan does not depend on where it lies.
+            assert.match(plan, /InitPlan/, plan);
           });
         }
       }
