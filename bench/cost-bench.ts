@@ -81,7 +81,7 @@ export async function prepareDatabase(): Promise<string> {
   }
 }
 
-interface Target {
+export interface Target {
   name: string;
   server: 'plugin' | 'bare';
   path: string;
@@ -89,7 +89,7 @@ interface Target {
   goal?: { min: number; versus: 'bare' | 'catalog' };
 }
 
-interface Sample {
+export interface Sample {
   rps: number;
   p50: number;
   p99: number;
@@ -119,7 +119,7 @@ async function pgCpuMs(admin: pg.Client): Promise<Map<number, number>> {
 const pgCpuSpent = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
-async function load(origin: string, path: string, cpu?: { bare: string; admin: pg.Client }): Promise<Sample> {
+export async function load(origin: string, path: string, cpu?: { bare: string; admin: pg.Client }): Promise<Sample> {
   const nodeBefore = cpu ? Number(await (await fetch(`${cpu.bare}/cpu`)).json()) : 0;
   const pgBefore = cpu ? await pgCpuMs(cpu.admin) : new Map<number, number>();
   const result = await autocannon({ url: `${origin}${path}`, connections: CONNECTIONS, duration: SECONDS });
@@ -130,11 +130,27 @@ async function load(origin: string, path: string, cpu?: { bare: string; admin: p
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, nodeCpu, pgCpu };
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
+
+/** Every route with a cost goal, the bare endpoint first (the floor) and the api-catalog (the documents' floor). */
+export function costTargets(typicalId: number): Target[] {
+  return [
+    { name: 'bare Express + pg by primary key', server: 'bare', path: `/row/${typicalId}` },
+    { name: 'search browse', server: 'plugin', path: '/api/agent/search?sort=newest&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
+    { name: 'text search', server: 'plugin', path: '/api/agent/search?text=harbour%20data&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
+    { name: 'related page', server: 'plugin', path: `/api/agent/related/${typicalId}`, goal: { min: 0.5, versus: 'bare' } },
+    { name: 'related page, popular node in', server: 'plugin', path: '/api/agent/related/open_data?direction=in&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
+    { name: 'resource JSON (typical article)', server: 'plugin', path: `/api/agent/resource/${typicalId}`, goal: { min: 0.35, versus: 'bare' } },
+    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typicalId}/markdown`, goal: { min: 0.35, versus: 'bare' } },
+    { name: 'api-catalog', server: 'plugin', path: '/.well-known/api-catalog' },
+    { name: 'llms.txt', server: 'plugin', path: '/llms.txt', goal: { min: 0.5, versus: 'catalog' } },
+    { name: 'api-help', server: 'plugin', path: '/api-help', goal: { min: 0.5, versus: 'catalog' } },
+  ];
+}
 
 async function main(): Promise<void> {
   const url = await prepareDatabase();
@@ -158,18 +174,7 @@ async function main(): Promise<void> {
     child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));
   });
   const origin = { plugin: `http://127.0.0.1:${ports.plugin}`, bare: `http://127.0.0.1:${ports.bare}` };
-  const targets: Target[] = [
-    { name: 'bare Express + pg by primary key', server: 'bare', path: `/row/${typical.id}` },
-    { name: 'search browse', server: 'plugin', path: '/api/agent/search?sort=newest&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'text search', server: 'plugin', path: '/api/agent/search?text=harbour%20data&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'related page', server: 'plugin', path: `/api/agent/related/${typical.id}`, goal: { min: 0.5, versus: 'bare' } },
-    { name: 'related page, popular node in', server: 'plugin', path: '/api/agent/related/open_data?direction=in&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'resource JSON (typical article)', server: 'plugin', path: `/api/agent/resource/${typical.id}`, goal: { min: 0.35, versus: 'bare' } },
-    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typical.id}/markdown`, goal: { min: 0.35, versus: 'bare' } },
-    { name: 'api-catalog', server: 'plugin', path: '/.well-known/api-catalog' },
-    { name: 'llms.txt', server: 'plugin', path: '/llms.txt', goal: { min: 0.5, versus: 'catalog' } },
-    { name: 'api-help', server: 'plugin', path: '/api-help', goal: { min: 0.5, versus: 'catalog' } },
-  ];
+  const targets = costTargets(typical.id);
   // BENCH_ONLY=search,related: only the targets whose path contains one of the words (the bare endpoint and the api-catalog always run).
   const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
   if (only) targets.splice(0, targets.length, ...targets.filter((t) => t.server === 'bare' || t.name === 'api-catalog' || only.some((w) => t.path.includes(w))));
