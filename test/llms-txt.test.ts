@@ -107,6 +107,19 @@ for (const backend of backends) {
       for (const items of Object.values(doc.sections)) for (const i of items) assert.ok(i.url.startsWith(`${BASE}/`) && i.desc, i.url);
     });
 
+    it('reads the run-time settings and the newest resources in one statement: llms.txt two statements, API help one', async () => {
+      let executed = 0;
+      const counting = demo.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (executed++, args.result) });
+      const { app: counted } = await pluginApp(counting, { baseUrl: BASE });
+      const first = await request(counted).get('/llms.txt').expect(200); // the first settings read finds the table
+      for (const [path, statements] of [['/llms.txt', 2], ['/api-help', 1]] as const) {
+        executed = 0;
+        const res = await request(counted).get(path).expect(200);
+        assert.equal(executed, statements, path);
+        if (path === '/llms.txt') assert.equal(res.text, first.text, 'the same document as with the separate settings read');
+      }
+    });
+
     it('lists the 10 newest public, indexable, non-vocabulary resources, newest first, as the search does', async () => {
       const newest = parseLlmsFile((await request(app).get('/llms.txt')).text).sections.Newest!;
       const search = (await request(app).get('/api/agent/search?sort=newest&pagelen=10')).body.result.items as { id: number; title: string; language: string }[];

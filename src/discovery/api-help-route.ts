@@ -6,8 +6,7 @@ import { searchQuery } from '../facade/search-route.js';
 import { discoveryVariable, renderApiHelp } from './api-help.js';
 import { documentRoute } from './document-route.js';
 import { perSettingsCache } from './per-settings-cache.js';
-import { effectiveOptions } from '../settings/effective-settings.js';
-import { exampleSearchWord } from './site-content.js';
+import { exampleSearchWord, newestWithOptions } from './site-content.js';
 import { MEDIA } from './site-links.js';
 
 /**
@@ -19,8 +18,8 @@ export function apiHelpRoute(options: ResolvedOptions, operations: () => readonl
   const acceptsSearchText = (text: string): boolean => searchText.safeParse(text).success;
   const discovery = perSettingsCache((site, base) => discoveryVariable(site, base, operations(), undefined));
   return documentRoute(PATHS.apiHelp, MEDIA.html, async (ctx, base) => {
-    const options = await effectiveOptions(ctx);
-    const word = await exampleSearchWord(ctx.db, options.noindex, options.defaultLanguage, acceptsSearchText);
+    const { options, newest } = await newestWithOptions(ctx, 1);
+    const word = exampleSearchWord(newest[0], options.defaultLanguage, acceptsSearchText);
     const cached = discovery(options, base);
     const search = word ? absoluteUrl(base, PATHS.search.url(), { text: word, pagelen: 5 }) : null;
     return { body: renderApiHelp(ctx.templates, { ...cached, examples: { ...cached.examples, search } }) };

@@ -1,17 +1,17 @@
 import type { AgentContext } from '../context.js';
-import { effectiveOptions } from '../settings/effective-settings.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { documentRoute } from './document-route.js';
 import { buildLlmsTxt } from './llms-txt.js';
-import { advertisedCategories, newestResources } from './site-content.js';
+import { advertisedCategories, newestResources, newestWithOptions } from './site-content.js';
 import { MEDIA } from './site-links.js';
 
 /** The llms.txt body for a public base: the site, its API entry points, its categories and newest resources. */
 export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<string> {
-  const options = await effectiveOptions(ctx);
+  const read = await newestWithOptions(ctx, ctx.options.llmsNewest);
+  const { options } = read;
   const categories = await advertisedCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
-  const newest = await newestResources(ctx.db, options, options.llmsNewest);
+  const newest = newestResources(read.newest, options);
   return buildLlmsTxt({
     title: options.siteTitle,
     base,

@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chooseLanguage, localize } from '../content/language.js';
-import { searchResources } from '../content/search.js';
+import { searchResources, searchStatement, type SearchQuery, type SearchRow } from '../content/search.js';
+import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
+import { reusableQuery } from '../db/reusable-query.js';
+import { besideStoredSettings, hasSettingsTable, storedFromRow } from '../settings/settings-store.js';
+import { effectiveOptions, mergeSettings, optionsWith } from '../settings/effective-settings.js';
 import { idOrName } from '../http/parameters.js';
 import { publicTopCategories } from '../content/top-categories.js';
 
@@ -32,22 +37,38 @@ const MAX_EXAMPLE_WORD_CHARS = 40;
 
 /**
  * A word for the API help's full-text example, taken from the title of the newest searchable
- * resource, so that the example finds at least that resource: its longest word of 4 to 40 letters or
- * digits that the `text` parameter accepts (`accepts`, the parameter's own schema). `undefined` when
- * nothing public has such a word.
+ * resource (`newest`), so that the example finds at least that resource: its longest word of 4 to 40
+ * letters or digits that the `text` parameter accepts (`accepts`, the parameter's own schema).
+ * `undefined` when nothing public has such a word.
  */
-export async function exampleSearchWord(
-  db: Kysely<Database>,
-  siteNoindex: boolean,
-  siteDefault: string,
-  accepts: (text: string) => boolean,
-): Promise<string | undefined> {
-  const [newest] = await searchResources(db, { sort: 'newest', siteNoindex, offset: 0, limit: 1 });
+export function exampleSearchWord(newest: SearchRow | undefined, siteDefault: string, accepts: (text: string) => boolean): string | undefined {
   if (!newest) return undefined;
   const words = localize(newest.title, siteDefault, siteDefault).match(/[\p{L}\p{N}]{4,}/gu) ?? [];
   return words
     .filter((w) => [...w].length <= MAX_EXAMPLE_WORD_CHARS && accepts(w))
     .sort((a, b) => b.length - a.length)[0];
+}
+
+/** The search of the newest resources beside the stored settings, in one statement (built once per shape). */
+const newestBesideSettings = reusableQuery((db: Kysely<Database>, q: SearchQuery) => besideStoredSettings(db, searchStatement(db, q)), ['sort']);
+
+/**
+ * The options in force (the run-time settings in place) and the `limit` newest resources a search
+ * would list under them (`sort=newest`: anonymous-visible, indexable, not vocabulary), for the
+ * documents that need both. Once the settings table is known, one statement reads both (the search
+ * reads the site noindex setting itself); before that, or without the table, two.
+ */
+export async function newestWithOptions(ctx: AgentContext, limit: number): Promise<{ options: ResolvedOptions; newest: SearchRow[] }> {
+  const count = Math.min(Math.max(0, Math.trunc(limit)), MAX_NEWEST);
+  if (!hasSettingsTable(ctx.db)) {
+    const options = await effectiveOptions(ctx);
+    const newest = count && !options.noindex ? await searchResources(ctx.db, { sort: 'newest', siteNoindex: false, offset: 0, limit: count }) : [];
+    return { options, newest };
+  }
+  const query = { sort: 'newest' as const, siteNoindex: { storedElse: ctx.options.noindex }, offset: 0, limit: count };
+  const { rows } = await ctx.db.executeQuery(newestBesideSettings(ctx.db, query));
+  const options = optionsWith(ctx.options, mergeSettings(ctx.options, true, storedFromRow(rows[0]!)));
+  return { options, newest: rows.filter((row) => row.id !== null) as SearchRow[] };
 }
 
 /** A resource listed in llms.txt's newest section. */
@@ -63,25 +84,11 @@ export interface NewestResource {
 export const MAX_NEWEST = 50;
 
 /**
- * The newest resources a search would list (anonymous-visible, indexable, not vocabulary; the same
- * rules and index as `searchResources` with `sort=newest`), each in the site default language when
- * it has it, else its own first site language.
- *
- * ```sql
- * SELECT r.id, … FROM rsc r LEFT JOIN rsc cat ON … WHERE <anonymous-visible> AND <indexable> AND <not meta>
- * ORDER BY r.publication_start DESC, r.id ASC LIMIT $1
- * ```
+ * llms.txt's newest section from the newest searchable resources ({@link newestWithOptions}), each in
+ * the site default language when it has it, else its own first site language.
  */
-export async function newestResources(
-  db: Kysely<Database>,
-  site: { noindex: boolean; languages: readonly string[]; defaultLanguage: string },
-  limit: number,
-): Promise<NewestResource[]> {
+export function newestResources(rows: readonly SearchRow[], site: { languages: readonly string[]; defaultLanguage: string }): NewestResource[] {
   const siteDefault = site.defaultLanguage;
-  const siteNoindex = site.noindex;
-  const count = Math.min(Math.max(0, Math.trunc(limit)), MAX_NEWEST);
-  if (!count || siteNoindex) return [];
-  const rows = await searchResources(db, { sort: 'newest', siteNoindex, offset: 0, limit: count });
   return rows.map((row) => {
     // Only a site language: the Markdown route accepts nothing else.
     const { language } = chooseLanguage(row.language.filter((l) => site.languages.includes(l)), siteDefault, siteDefault);

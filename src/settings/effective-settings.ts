@@ -30,7 +30,11 @@ const present = (s: string | null | undefined): string | undefined => (s ? s : u
  */
 export async function effectiveSettings(ctx: AgentContext): Promise<EffectiveSettings> {
   const { table, stored } = await readStoredSettings(ctx.db);
-  const o = ctx.options;
+  return mergeSettings(ctx.options, table, stored);
+}
+
+/** The settings in force given what the table holds: each stored value, else the factory option, else the built-in default. */
+export function mergeSettings(o: ResolvedOptions, table: boolean, stored: StoredSettings): EffectiveSettings {
   const fromOptions: Record<SettingName, unknown> = { description: o.description, noindex: o.noindex ? true : undefined, sitemapUrl: o.sitemapUrl, llmsNotes: o.llmsNotes };
   const source = Object.fromEntries(
     SETTING_NAMES.map((name) => [name, stored[name] !== null ? 'database' : fromOptions[name] !== undefined ? 'options' : 'default']),
@@ -51,8 +55,12 @@ export async function effectiveSettings(ctx: AgentContext): Promise<EffectiveSet
  * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`.
  */
 export async function effectiveOptions(ctx: AgentContext): Promise<ResolvedOptions> {
-  const s = await effectiveSettings(ctx);
-  const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = ctx.options;
+  return optionsWith(ctx.options, await effectiveSettings(ctx));
+}
+
+/** The options with the given effective settings in place (see {@link effectiveOptions}). */
+export function optionsWith(options: ResolvedOptions, s: EffectiveSettings): ResolvedOptions {
+  const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = options;
   return Object.freeze({
     ...rest,
     noindex: s.noindex,
