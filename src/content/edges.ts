@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { runtimeValue } from './keyset.js';
 import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree, type SiteNoindex } from './visibility.js';
 import { SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
@@ -67,15 +68,6 @@ export function edgeCandidates(db: Kysely<Database>, q: EdgeCandidateQuery) {
   return q.offset ? query.offset(q.offset) : query;
 }
 
-/**
- * A keyset position's value as the planner sees it: a one-time subquery (an InitPlan), known only
- * when the statement runs. The index condition still holds it (`ROW(predicate_id, endpoint) >
- * ROW($0, $1)`), but the plan no longer depends on where the position lies. With the bare values, a
- * position deep in a node's edges made every custom plan look far cheaper than the generic one, so
- * PostgreSQL re-planned the prepared statement on every call (about 0.5 ms at 1M edges; the deep
- * page cost 1.5× the first); now both are planned alike and the generic plan is kept.
- */
-const runtimeValue = (value: number) => sql<number>`(SELECT ${value}::bigint)`;
 
 export interface EdgeCandidate {
   edge_id: number;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chooseLanguage, localize } from '../content/language.js';
-import { searchResources, searchStatement, type SearchQuery, type SearchRow } from '../content/search.js';
+import { SEARCH_SHAPE, searchResources, searchStatement, type SearchQuery, type SearchRow } from '../content/search.js';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -50,7 +50,7 @@ export function exampleSearchWord(newest: SearchRow | undefined, siteDefault: st
 }
 
 /** The search of the newest resources beside the stored settings, in one statement (built once per shape). */
-const newestBesideSettings = reusableQuery((db: Kysely<Database>, q: SearchQuery) => besideStoredSettings(db, searchStatement(db, q)), ['sort']);
+const newestBesideSettings = reusableQuery((db: Kysely<Database>, q: SearchQuery) => besideStoredSettings(db, searchStatement(db, q)), [...SEARCH_SHAPE]);
 
 /**
  * The options in force (the run-time settings in place) and the `limit` newest resources a search
