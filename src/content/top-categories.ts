@@ -62,5 +62,6 @@ const reusableTopCategories = reusableQuery((db: Kysely<Database>, { siteNoindex
     .where(notInIdSet('c.id', metaCategoryIds()))
     .where(hasListable)
     .orderBy('c.id')
-    .limit(MAX_CATEGORIES);
+    // A constant in the SQL text, so the generic plan of the prepared statement knows the bound.
+    .limit(sql.lit(MAX_CATEGORIES));
 });
