@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { backends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
-import { compiledSearch, searchQuery, type SearchSort } from '../src/content/search.js';
+import { searchQuery, type SearchSort } from '../src/content/search.js';
 
 const INDEX: Record<SearchSort, string> = {
   id: 'rsc_pkey',
@@ -26,28 +26,6 @@ for (const backend of backends) {
       await sql`ANALYZE`.execute(content.db);
     });
     after(() => content.close());
-
-    it('a prepared search keeps its index scan in the generic plan (the page length is in the SQL text, positions are run-time values)', async () => {
-      const position = [Date.UTC(2020, 3, 1) / 1000, 0, 15_000];
-      for (const [label, after] of [['first page', undefined], ['continuation', position]] as const) {
-        const compiled = compiledSearch(content.db, { sort: 'newest', siteNoindex: false, ...(after ? { after: [...after] } : {}), offset: 0, limit: 21 });
-        const text = await content.db.connection().execute(async (conn) => {
-          await conn.executeQuery(CompiledQuery.raw('SET plan_cache_mode = force_generic_plan'));
-          try {
-            await conn.executeQuery(CompiledQuery.raw(`PREPARE generic_search AS ${compiled.sql}`));
-            const args = compiled.parameters.map((p) => (typeof p === 'string' ? `'${p}'` : String(p))).join(', ');
-            const plan = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN EXECUTE generic_search${args ? `(${args})` : ''}`));
-            return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-          } finally {
-            await conn.executeQuery(CompiledQuery.raw('DEALLOCATE ALL'));
-            await conn.executeQuery(CompiledQuery.raw('RESET plan_cache_mode'));
-          }
-        });
-        assert.match(text, /Limit  \(cost=[^)]* rows=21 /, `${label}: the generic plan knows the page length\n${text}`);
-        assert.match(text, new RegExp(`Index Scan using ${INDEX.newest} on rsc r`), `${label}\n${text}`);
-        assert.doesNotMatch(text, /\bSort\b/, `${label}\n${text}`);
-      }
-    });
 
     for (const sort of Object.keys(INDEX) as SearchSort[]) {
       it(`sort=${sort}: a continuation is an index range on ${INDEX[sort]}, with no Sort node`, async () => {

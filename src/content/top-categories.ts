@@ -62,6 +62,5 @@ const reusableTopCategories = reusableQuery((db: Kysely<Database>, { siteNoindex
     .where(notInIdSet('c.id', metaCategoryIds()))
     .where(hasListable)
     .orderBy('c.id')
-    // A constant in the SQL text, so the generic plan of the prepared statement knows the bound.
-    .limit(sql.lit(MAX_CATEGORIES));
+    .limit(MAX_CATEGORIES);
 });
