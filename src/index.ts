@@ -15,6 +15,7 @@ import { createAgentRouter } from './router.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
+import { createContentWriter, type ContentWriter } from './push/index.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
 export type {
@@ -37,6 +38,28 @@ export { localize } from './content/language.js';
 export type { PageOptions, ResourceLinksParams } from './discovery/index.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';
+// The push API (`agent.content`): typed writes into the plugin's tables for a CMS on another database.
+export { createContentWriter, ContentPushError } from './push/index.js';
+export type {
+  ContentWriter,
+  ContentWriterOptions,
+  ContentPushErrorCode,
+  WriteOptions,
+  HostTransaction,
+  PutResult,
+  RemoveResult,
+  ReconcileResult,
+  ReconcileScope,
+  ResourceInput,
+  CategoryInput,
+  PredicateInput,
+  EdgeInput,
+  EdgeSetInput,
+  MediumInput,
+  ReconcileEntry,
+  ResourceId,
+  ContentRef,
+} from './push/index.js';
 // The checks of `express-agent-discovery check`, for scripts and CI: a report of what agents see on a site.
 export { runSiteChecks, checkReportSchema, formatReport } from './check/index.js';
 export type { CheckReport, CheckResult, SiteCheckOptions, HiddenRef } from './check/index.js';
@@ -85,6 +108,8 @@ export interface AgentDiscovery {
   readonly baseUrl: (req: Request) => string | undefined;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
+  /** The push API: typed, validated writes of resources, vocabulary, edges and media, and `reconcile`. */
+  readonly content: ContentWriter;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
   migrate(): Promise<void>;
   /** Stops the Markdown worker threads and closes the database (the pg Pool or the embedded PGlite, unless a Kysely instance was passed in). */
@@ -126,6 +151,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     },
     options,
     database,
+    content: createContentWriter(database.db, { defaultLanguage: options.defaultLanguage }),
     migrate,
     close: async () => {
       await ctx.markdown.close();

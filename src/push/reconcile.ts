@@ -1,0 +1,123 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { categorySubtree, notMeta } from '../content/visibility.js';
+import { resolveRef, type PushDatabase } from './external-ids.js';
+import { ContentPushError, inputError } from './push-error.js';
+import { reconcileEntry, type ContentRef, type ResourceId } from './resource-input.js';
+
+/** How a reconcile run is bounded and whether it writes. */
+export interface ReconcileScope {
+  /**
+   * Only resources in these categories (and their subcategories) are removed when absent from the
+   * list. Default: every resource that is not vocabulary (every one outside `meta`).
+   */
+  readonly categories?: readonly ContentRef[] | undefined;
+  /** Report what would be removed without removing it. Default `false`. */
+  readonly dryRun?: boolean | undefined;
+}
+
+/** What a reconcile run found, each id in the host's form (its string id where it has one). */
+export interface ReconcileResult {
+  /** Resources that were not in the list, now removed (with `dryRun`: that would be). */
+  readonly removed: ResourceId[];
+  /** Listed resources whose stored `modified` differs from the list's (to millisecond precision): push them again. */
+  readonly stale: ResourceId[];
+  /** Listed resources that are not stored: push them. */
+  readonly missing: ResourceId[];
+  /** How many entries the list had. */
+  readonly listed: number;
+}
+
+/** Entries are loaded into the temporary table this many at a time. */
+export const RECONCILE_CHUNK = 1000;
+
+const LIST = sql.table('agent_discovery_reconcile');
+
+/** A list entry as the temporary table takes it. */
+interface ListRow {
+  rsc_id: number | null;
+  external_id: string | null;
+  modified: string | null;
+}
+
+/** Loads the host's list into a temporary table, `RECONCILE_CHUNK` entries per statement; the count. */
+async function loadList(db: Kysely<PushDatabase>, current: Iterable<unknown> | AsyncIterable<unknown>): Promise<number> {
+  await sql`DROP TABLE IF EXISTS pg_temp.agent_discovery_reconcile`.execute(db);
+  await sql`CREATE TEMP TABLE agent_discovery_reconcile (rsc_id bigint, external_id text, modified timestamptz) ON COMMIT DROP`.execute(db);
+  let chunk: ListRow[] = [];
+  let count = 0;
+  const flush = async () => {
+    if (!chunk.length) return;
+    await sql`
+      INSERT INTO ${LIST} (rsc_id, external_id, modified)
+      SELECT * FROM unnest(${chunk.map((r) => r.rsc_id)}::bigint[], ${chunk.map((r) => r.external_id)}::text[], ${chunk.map((r) => r.modified)}::timestamptz[])`.execute(db);
+    chunk = [];
+  };
+  for await (const raw of current) {
+    const parsed = reconcileEntry.safeParse(raw);
+    if (!parsed.success) throw inputError('reconcile', parsed.error, ['current', count]);
+    const { id, modified } = parsed.data;
+    chunk.push({ rsc_id: typeof id === 'number' ? id : null, external_id: typeof id === 'string' ? id : null, modified: modified?.toISOString() ?? null });
+    count += 1;
+    if (chunk.length >= RECONCILE_CHUNK) await flush();
+  }
+  await flush();
+  await sql`UPDATE ${LIST} t SET rsc_id = m.rsc_id FROM agent_discovery_external_id m WHERE t.external_id = m.external_id`.execute(db);
+  await sql`ANALYZE ${LIST}`.execute(db);
+  return count;
+}
+
+/** The categories a scoped run is limited to, as a condition on `r`; none means every non-vocabulary resource. */
+async function scopeCondition(db: Kysely<PushDatabase>, scope: ReconcileScope): Promise<RawBuilder<SqlBool>> {
+  if (!scope.categories) return notMeta('r');
+  const ids: number[] = [];
+  for (const [i, ref] of scope.categories.entries()) {
+    const found = await resolveRef(db, 'reconcile', `categories.${i}`, ref, sql<{ is_category: boolean }>`EXISTS (SELECT 1 FROM category c WHERE c.id = r.id) AS "is_category"`);
+    if (!found.row.is_category) throw new ContentPushError('reconcile', 'not_found', `categories.${i}`, `resource ${found.id} is not a category`);
+    ids.push(found.id);
+  }
+  return sql<SqlBool>`(${notMeta('r')} AND r.category_id IN ${categorySubtree(ids)})`;
+}
+
+const hostId = (row: { rsc_id: number | null; external_id: string | null }): ResourceId => row.external_id ?? Number(row.rsc_id);
+
+/**
+ * Repairs drift after a failed or partial sync: every resource in scope that the host's list does not
+ * name is removed; listed ones that are missing or whose `modified` differs are reported.
+ *
+ * ```sql
+ * CREATE TEMP TABLE agent_discovery_reconcile (rsc_id bigint, external_id text, modified timestamptz) ON COMMIT DROP
+ * INSERT INTO agent_discovery_reconcile SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[])  -- per 1,000
+ * WITH gone AS (DELETE FROM rsc r WHERE <scope> AND NOT EXISTS
+ *     (SELECT 1 FROM agent_discovery_reconcile t WHERE t.rsc_id = r.id) RETURNING r.id)
+ *   SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id
+ * ```
+ */
+export async function reconcile(
+  db: Kysely<PushDatabase>,
+  current: Iterable<unknown> | AsyncIterable<unknown>,
+  scope: ReconcileScope,
+): Promise<ReconcileResult> {
+  const inScope = await scopeCondition(db, scope);
+  const listed = await loadList(db, current);
+  const missing = await sql<ListRow>`
+    SELECT DISTINCT t.rsc_id, t.external_id FROM ${LIST} t
+    WHERE t.rsc_id IS NULL OR NOT EXISTS (SELECT 1 FROM rsc r WHERE r.id = t.rsc_id)`.execute(db);
+  const stale = await sql<ListRow>`
+    SELECT DISTINCT t.rsc_id, t.external_id FROM ${LIST} t JOIN rsc r ON r.id = t.rsc_id
+    WHERE t.modified IS NOT NULL AND date_trunc('milliseconds', r.modified) <> date_trunc('milliseconds', t.modified)`.execute(db);
+  const absent = sql<SqlBool>`${inScope} AND NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)`;
+  const removed = scope.dryRun
+    ? await sql<ListRow>`
+        SELECT r.id AS rsc_id, m.external_id FROM rsc r LEFT JOIN agent_discovery_external_id m ON m.rsc_id = r.id
+        WHERE ${absent} ORDER BY r.id`.execute(db)
+    : await sql<ListRow>`
+        WITH gone AS (DELETE FROM rsc r WHERE ${absent} RETURNING r.id)
+        SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id ORDER BY gone.id`.execute(db);
+  await sql`DROP TABLE ${LIST}`.execute(db);
+  return {
+    removed: removed.rows.map(hostId),
+    stale: stale.rows.map(hostId),
+    missing: missing.rows.map(hostId),
+    listed,
+  };
+}
