@@ -2,10 +2,25 @@ import type { Migration } from 'kysely/migration';
 import * as contentSchema from './0001_content_schema.js';
 import * as agentSettings from './0002_agent_settings.js';
 import * as externalIds from './0003_external_ids.js';
+import * as pageUrl from './0004_page_url.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
   '0001_content_schema': contentSchema,
   '0002_agent_settings': agentSettings,
   '0003_external_ids': externalIds,
+  '0004_page_url': pageUrl,
 };
+
+/**
+ * The migrations of the plugin's own tables (its settings), as opposed to the content schema: the
+ * only ones applied over a host's own content relations (views or tables of the contract's shape),
+ * each with the table it creates.
+ */
+export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({ '0002_agent_settings': 'agent_discovery_settings' });
+
+/** The names of {@link OWN_MIGRATIONS}. */
+export const OWN_MIGRATION_NAMES: readonly string[] = Object.freeze(Object.keys(OWN_MIGRATIONS));
+
+/** The migration that creates the content schema: its record marks a database whose content is the plugin's. */
+export const CONTENT_SCHEMA_MIGRATION = '0001_content_schema';

@@ -123,4 +123,14 @@ export interface AgentDiscoveryOptions {
   apiLicense?: { name: string; url?: string | undefined; identifier?: string | undefined } | undefined;
   /** `true` or `{ path }` turns on the read-only MCP endpoint at `/mcp` (or `path`). @default false */
   mcp?: boolean | { path?: string | undefined } | undefined;
+  /** Full-text search (`text=`) on the contract's `fts` column. */
+  textSearch?:
+    | {
+        /**
+         * The PostgreSQL text search configuration queries are parsed with (`websearch_to_tsquery`); use the one
+         * the `fts` vector was built with (e.g. `english`, `german`). Checked at start. @default 'simple'
+         */
+        configuration?: string | undefined;
+      }
+    | undefined;
 }

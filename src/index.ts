@@ -60,6 +60,10 @@ export type {
   ResourceId,
   ContentRef,
 } from './push/index.js';
+// The content contract (every relation and column the plugin reads) and its start-up check, for a host's own tooling.
+export { CONTRACT_RELATIONS, CONTRACT_INDEXES } from './db/content-contract.js';
+export { checkContract } from './db/contract-check.js';
+export type { ContractProblem, ContractReport } from './db/contract-check.js';
 // The checks of `express-agent-discovery check`, for scripts and CI: a report of what agents see on a site.
 export { runSiteChecks, checkReportSchema, formatReport } from './check/index.js';
 export type { CheckReport, CheckResult, SiteCheckOptions, HiddenRef } from './check/index.js';
@@ -130,7 +134,11 @@ export interface AgentDiscovery {
  */
 export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promise<AgentDiscovery> {
   const options = resolveOptions(input);
-  const { database, migrate } = await openContent(options.database, { migrate: options.migrate, statementTimeoutMs: options.budgetMs });
+  const { database, migrate } = await openContent(options.database, {
+    migrate: options.migrate,
+    statementTimeoutMs: options.budgetMs,
+    textConfiguration: options.textSearch.configuration,
+  });
   const ctx = createContext(options, database);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   return Object.freeze({

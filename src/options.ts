@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import type { Request } from 'express';
 import type { Database } from './db/schema.js';
+import { DEFAULT_TEXT_SEARCH_CONFIGURATION } from './db/content-binding.js';
 import type { AgentDiscoveryOptions, CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 import { isLanguageTag } from './content/language.js';
 
@@ -74,6 +75,7 @@ const databaseOption = z.union([
 
 /** Default path of the MCP endpoint. */
 export const DEFAULT_MCP_PATH = '/mcp';
+export { DEFAULT_TEXT_SEARCH_CONFIGURATION };
 /** The last segment of the MCP server's ARD identifier and server-card name. */
 export const MCP_ARD_NAME = 'mcp';
 
@@ -157,6 +159,15 @@ export const optionsSchema = z
       .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
       .optional(),
     mcp: mcpOption,
+    textSearch: z
+      .object({
+        configuration: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
+          .default(DEFAULT_TEXT_SEARCH_CONFIGURATION),
+      })
+      .strict()
+      .default({ configuration: DEFAULT_TEXT_SEARCH_CONFIGURATION }),
   })
   .strict()
   .superRefine((o, ctx) => {
@@ -180,6 +191,7 @@ export type OptionsMatchSchema = Assert<
     SameType<NonNullable<AgentDiscoveryOptions['ard']>, NonNullable<SchemaInput['ard']>>,
     SameType<NonNullable<AgentDiscoveryOptions['apiLicense']>, NonNullable<SchemaInput['apiLicense']>>,
     SameType<Exclude<NonNullable<AgentDiscoveryOptions['mcp']>, boolean>, Exclude<NonNullable<SchemaInput['mcp']>, boolean>>,
+    SameType<NonNullable<AgentDiscoveryOptions['textSearch']>, NonNullable<SchemaInput['textSearch']>>,
   ]
 >;
 export type ResolvedOptions = Readonly<z.output<typeof optionsSchema>>;

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Block, Database, LocalizedText } from '../db/schema.js';
 import { anonymousVisible } from './visibility.js';
+import { idValue } from './resource-ref.js';
 
 /** What composition reads of a resource. Only anonymous-visible resources are ever loaded. */
 export interface ComposableResource {
@@ -18,6 +19,8 @@ export interface ComposableResource {
   uri: string | null;
   license: LocalizedText | null;
   attribution: LocalizedText | null;
+  /** The CMS's own page URL (the contract's optional `page_url`), when the content supplies it. */
+  page_url?: LocalizedText | null;
   /** The resource's own downloadable file, if it has one. */
   medium: ComposableMedium | null;
   /**
@@ -63,10 +66,10 @@ export async function loadVisibleResources(
     .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select([
       'r.id', 'r.name', 'r.category_id', 'c.name as category', 'r.language', 'r.title', 'r.summary', 'r.body', 'r.blocks', 'r.props',
-      'r.uri', 'r.license', 'r.attribution',
+      'r.uri', 'r.license', 'r.attribution', 'r.page_url',
       'm.mime as medium_mime', 'm.filename as medium_filename', 'm.width as medium_width', 'm.height as medium_height', 'm.size as medium_size',
     ])
-    .where((eb) => eb.or([...(ids.length ? [eb('r.id', 'in', ids)] : []), ...(names.length ? [eb('r.name', 'in', names)] : [])]))
+    .where((eb) => eb.or([...(ids.length ? [eb('r.id', 'in', ids.map(idValue))] : []), ...(names.length ? [eb('r.name', 'in', names)] : [])]))
     .where(anonymousVisible('r'))
     .execute();
   return rows.map(toComposable);
@@ -87,6 +90,7 @@ export function toComposable(r: {
   uri: string | null;
   license: LocalizedText | null;
   attribution: LocalizedText | null;
+  page_url?: LocalizedText | null;
   medium_mime?: string | null;
   medium_filename?: string | null;
   medium_width?: number | null;
@@ -111,6 +115,7 @@ export function toComposable(r: {
     // jsonb arrives parsed: a license given as one string for all languages is a JSON string value.
     license: r.license ?? null,
     attribution: r.attribution ?? null,
+    page_url: r.page_url ?? null,
     medium: r.medium_mime && r.medium_filename
       ? {
           mime: r.medium_mime,

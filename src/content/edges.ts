@@ -3,7 +3,7 @@ import { runtimeValue } from './keyset.js';
 import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree, type SiteNoindex } from './visibility.js';
 import { SUMMARY_COLUMNS, type SummaryRow } from './summaries.js';
-import { byRef, type ResourceRef } from './resource-ref.js';
+import { byRef, idValue, type ResourceRef } from './resource-ref.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 /** SUMMARY_COLUMNS split by table: the endpoint's own (`r.`) and its category's (`cat.`). */
@@ -57,8 +57,8 @@ export function edgeCandidates(db: Kysely<Database>, q: EdgeCandidateQuery) {
   let query = db
     .selectFrom('edge as e')
     .select(['e.id as edge_id', 'e.predicate_id', `${far} as endpoint_id`])
-    .where(near, '=', q.resourceId);
-  if (q.predicateId !== undefined) query = query.where('e.predicate_id', '=', q.predicateId);
+    .where(near, '=', idValue(q.resourceId));
+  if (q.predicateId !== undefined) query = query.where('e.predicate_id', '=', idValue(q.predicateId));
   if (q.after) {
     const [predicateId, endpointId] = q.after;
     query = query.where((eb) => eb(eb.refTuple('e.predicate_id', far), '>', eb.tuple(runtimeValue(predicateId), runtimeValue(endpointId))));
@@ -181,7 +181,7 @@ function toCandidates(rows: readonly EdgePageRow[]): EdgeCandidate[] {
  */
 export function relatedPageQuery(db: Kysely<Database>, q: EdgeCandidateQuery & { siteNoindex: SiteNoindex }) {
   return db
-    .selectFrom(db.selectFrom('rsc as r').select('r.id').where('r.id', '=', q.resourceId).where(anonymousVisible('r')).as('t'))
+    .selectFrom(db.selectFrom('rsc as r').select('r.id').where('r.id', '=', idValue(q.resourceId)).where(anonymousVisible('r')).as('t'))
     .leftJoinLateral(edgePageQuery(db, q).as('pg'), (join) => join.onTrue())
     .select('t.id as target_id')
     .selectAll('pg');
@@ -274,8 +274,8 @@ export function editorialEdgesQuery(db: Kysely<Database>, q: EditorialEdgeQuery)
   let query = db
     .selectFrom('edge as e')
     .select(['e.id', 'e.subject_id', 'e.predicate_id', 'e.object_id', 'e.seq', 'e.created'])
-    .where(near, '=', q.resourceId)
-    .where('e.predicate_id', '=', q.predicateId);
+    .where(near, '=', idValue(q.resourceId))
+    .where('e.predicate_id', '=', idValue(q.predicateId));
   if (q.access === 'anonymous') {
     query = query.innerJoin('rsc as r', (join) => join.onRef('r.id', '=', far).on(anonymousVisible('r')));
   }

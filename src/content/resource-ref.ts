@@ -49,10 +49,24 @@ export function parseResourceRef(value: unknown): ResourceRef | undefined {
  * The resource `alias` is the referenced one: `alias.id = $1` for an id, `alias.name = $1` for a name.
  *
  * ```sql
- * "r"."id" = $1    -- or --    "r"."name" = $1
+ * "r"."id" = $1::bigint    -- or --    "r"."name" = $1
  * ```
  */
 export function byRef(alias: string, ref: ResourceRef): RawBuilder<SqlBool> {
   // `typeOfValue`: the branch holds for the placeholders of a reusable query too.
-  return typeOfValue(ref) === 'number' ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${ref}` : sql<SqlBool>`${sql.ref(`${alias}.name`)} = ${ref}`;
+  return typeOfValue(ref) === 'number' ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${idValue(ref as number)}` : sql<SqlBool>`${sql.ref(`${alias}.name`)} = ${ref}`;
+}
+
+/**
+ * An id as a statement parameter, typed `bigint`: compared with an `integer` id column of a host's
+ * view, an id beyond that column's range then simply matches nothing (a 404), where an untyped
+ * parameter would take the column's type and fail the statement. PostgreSQL's integer operators
+ * compare across widths through the same index.
+ *
+ * ```sql
+ * "r"."id" = $1::bigint
+ * ```
+ */
+export function idValue(id: number): RawBuilder<number> {
+  return sql<number>`${id}::bigint`;
 }

@@ -5,6 +5,7 @@ import { epochSeconds, fromEpoch, runtimeValue, subsecondMicros } from './keyset
 import { summaryRows } from './summaries.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { contentBinding } from '../db/content-binding.js';
 
 export type SearchSort = 'id' | 'newest' | 'oldest' | 'modified';
 
@@ -34,7 +35,7 @@ const SORT_COLUMN = { newest: 'r.publication_start', oldest: 'r.publication_star
  * ```sql
  * SELECT r.id, ... FROM rsc r JOIN rsc cat ON cat.id = r.category_id
  * WHERE <anonymous-visible> AND <indexable> AND <not meta>
- *   AND r.fts @@ websearch_to_tsquery('simple', $1)
+ *   AND r.fts @@ websearch_to_tsquery('<textSearch.configuration>', $1)
  *   AND r.publication_start <= $t AND (r.publication_start < $t OR r.id > $id)
  * ORDER BY r.publication_start DESC, r.id ASC LIMIT $n
  * ```
@@ -64,7 +65,7 @@ const withSearchText = (q: SearchQuery): SearchQuery => (q.text !== undefined &&
 export function searchStatement(db: Kysely<Database>, q: SearchQuery) {
   let query = summaryRows(db).where(listable(q.siteNoindex, 'r'));
   if (q.text !== undefined) {
-    query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery('simple', ${q.text})`);
+    query = query.where(sql<SqlBool>`r.fts @@ websearch_to_tsquery(${sql.lit(contentBinding(db).textConfiguration)}, ${q.text})`);
   }
   if (q.categoryIds) query = query.where(inIdSet('r.category_id', categorySubtree(q.categoryIds)));
   if (q.publishedFrom) query = query.where('r.publication_start', '>=', q.publishedFrom);

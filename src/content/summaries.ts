@@ -14,6 +14,7 @@ export const SUMMARY_COLUMNS = [
   'r.publication_start',
   'r.modified',
   'r.category_id',
+  'r.page_url',
   'cat.id as category_public_id',
   'cat.name as category_name',
   'cat.title as category_title',

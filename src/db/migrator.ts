@@ -1,10 +1,10 @@
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import { sql, type Kysely } from 'kysely';
-import { migrations } from '../../migrations/index.js';
+import { migrations, OWN_MIGRATION_NAMES } from '../../migrations/index.js';
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from './migration-record.js';
+import { schemaState } from './schema-check.js';
 
-/** The plugin's own migration bookkeeping tables, so that it can share a host's database. */
-export const MIGRATION_TABLE = 'agent_discovery_migration';
-export const MIGRATION_LOCK_TABLE = 'agent_discovery_migration_lock';
+export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE };
 
 /**
  * Fails when the database is a standby (a streaming read replica: `pg_is_in_recovery()`), where no
@@ -24,7 +24,10 @@ export async function assertWritable(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * Applies every pending migration of the content schema; refused on a standby (`assertWritable`).
+ * Applies every pending migration; refused on a standby (`assertWritable`). Over a host's own
+ * content relations (every relation of the content contract exists and the plugin never created
+ * them) only the plugin's own tables are created (its settings, and the migration record). When
+ * only some contract relations exist, it refuses before changing anything, naming them.
  * Idempotent; on PostgreSQL two processes starting at once are serialized by Kysely's session
  * advisory lock (`pg_advisory_lock`), taken before the migration transaction: run it on a direct
  * connection (or a session-pooled one), not through a transaction pooler, where the lock and its
@@ -32,9 +35,23 @@ export async function assertWritable(db: Kysely<any>): Promise<void> {
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
   await assertWritable(db);
+  const state = await schemaState(db);
+  if (state.owner === 'partial') {
+    throw new Error(
+      `express-agent-discovery: refusing to migrate: this database has some of the content relations (${state.present.join(', ')}) but not ${state.missing.join(', ')}, and they are not the plugin's. ` +
+        'Either provide all of them (your own views or tables: `migrate` then creates only the plugin\'s settings table) or none (the plugin creates its own schema). Nothing was changed.',
+    );
+  }
+  const own = state.owner === 'host';
+  // The record lives in the first schema of the search path, named explicitly: Kysely looks for an
+  // existing record in every schema, and would take another schema's for this one's.
+  const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS "schema"`.execute(db);
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    ...(rows[0]?.schema ? { migrationTableSchema: rows[0].schema } : {}),
+    provider: {
+      getMigrations: async () => (own ? Object.fromEntries(Object.entries(migrations).filter(([name]) => OWN_MIGRATION_NAMES.includes(name))) : migrations),
+    },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
   });

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { openDatabase, type ContentDatabase, type DatabaseConfig } from './connection.js';
 import { migrateToLatest } from './migrator.js';
 import { assertContentSchema, assertNumericIds, schemaState, type SchemaLocation } from './schema-check.js';
+import { assertContract } from './contract-check.js';
+import { bindContent } from './content-binding.js';
 import type { Database } from './schema.js';
 
 /**
@@ -27,26 +29,33 @@ const REPLICA_CATCH_UP_MS = 10_000;
 
 /**
  * Opens the content database the options name and makes sure it holds this version's schema: with
- * `migrate`, the migrations are applied first (on the primary `url` even when reads use `readUrl`);
- * without it, a missing or older schema fails with an error naming the fix. A host's Kysely must
- * read bigint ids as numbers.
+ * `migrate`, the migrations are applied first (on the primary `url` even when reads use `readUrl`;
+ * over a host's own content relations, only the plugin's own tables); without it, a missing or older
+ * schema fails with an error naming the fix. Then the content contract is checked (every relation
+ * and column, with compatible types, in one catalog query): all problems fail here, in one error.
+ * A host's Kysely must read bigint ids as numbers.
  */
-export async function openContent(source: DatabaseSource, options: { migrate: boolean; statementTimeoutMs: number }): Promise<OpenContent> {
+export async function openContent(
+  source: DatabaseSource,
+  options: { migrate: boolean; statementTimeoutMs: number; textConfiguration: string },
+): Promise<OpenContent> {
   const database = await openReads(source, options.statementTimeoutMs);
   const migrate = migrations(source, database);
   try {
     if (options.migrate) {
       await migrate();
       if ('readUrl' in source && source.readUrl) await waitForSchema(database.db);
-    } else {
-      await assertContentSchema(database.db, schemaLocation(source));
     }
+    await assertContentSchema(database.db, schemaLocation(source));
     if ('kysely' in source) await assertNumericIds(database.db);
+    const contract = await assertContract(database.db, options.textConfiguration);
+    const absent = contract.absentOptional.map((c) => c.slice(c.indexOf('.') + 1));
+    const db = bindContent(database.db, { textConfiguration: options.textConfiguration }, absent);
+    return { database: { ...database, db }, migrate };
   } catch (error) {
     await database.close();
     throw error;
   }
-  return { database, migrate };
 }
 
 /**

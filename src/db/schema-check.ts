@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { migrations } from '../../migrations/index.js';
-import { MIGRATION_TABLE } from './migrator.js';
+import { CONTENT_SCHEMA_MIGRATION, migrations, OWN_MIGRATIONS } from '../../migrations/index.js';
+import { CONTRACT_RELATION_NAMES } from './content-contract.js';
+import { MIGRATION_TABLE } from './migration-record.js';
 
 /** The names of this version's migrations, in order. */
 const MIGRATION_NAMES = Object.freeze(Object.keys(migrations));
@@ -8,31 +9,66 @@ const MIGRATION_NAMES = Object.freeze(Object.keys(migrations));
 /** Where the plugin's content lives, as far as the advice in an error needs to know. */
 export type SchemaLocation = 'url' | 'dataDir' | 'memory' | 'kysely';
 
+/**
+ * Whose content relations the database holds: the plugin's (its content migration is recorded),
+ * the host's (every contract relation exists without that record: views or tables of the host),
+ * none yet, or only some of them (neither: nothing may be created over them).
+ */
+export type SchemaOwner = 'plugin' | 'host' | 'none' | 'partial';
+
 /** What the database holds of the content schema. */
 export interface SchemaState {
-  /** Whether the resource table `rsc` exists (on the search path). */
-  readonly hasContentTables: boolean;
-  /** The plugin's migrations not applied yet, in order (all of them without a migration record). */
+  readonly owner: SchemaOwner;
+  /** The contract relations present and missing (on the search path). */
+  readonly present: readonly string[];
+  readonly missing: readonly string[];
+  /**
+   * The migrations this database still needs, in order: all of them for the plugin's own schema
+   * (or an empty database), only the plugin's own tables' over a host schema.
+   */
   readonly pending: string[];
+  /** The plugin's own tables missing although their migration is recorded (dropped since). */
+  readonly droppedOwnTables: readonly string[];
 }
 
 /**
- * Reads the schema state from the migration record: all migrations pending on a database without
- * the content schema, the newer ones on a database migrated by an older version.
+ * Reads the schema state: which contract relations exist, and the migration record.
  *
  * ```sql
- * SELECT to_regclass('rsc')::text AS "rsc", to_regclass('agent_discovery_migration')::text AS "record"
+ * SELECT r.rel, to_regclass(r.rel) IS NOT NULL AS present FROM unnest(ARRAY['rsc', …]) AS r(rel)
  * SELECT "name" FROM "agent_discovery_migration"
  * ```
  */
 export async function schemaState(db: Kysely<any>, known: readonly string[] = MIGRATION_NAMES): Promise<SchemaState> {
-  const { rows } = await sql<{ rsc: string | null; record: string | null }>`
-    SELECT to_regclass('rsc')::text AS "rsc", to_regclass(${MIGRATION_TABLE})::text AS "record"`.execute(db);
+  const ownTables = Object.values(OWN_MIGRATIONS);
+  const { rows } = await sql<{ rel: string; present: boolean; record: boolean }>`
+    SELECT r.rel AS "rel", to_regclass(r.rel) IS NOT NULL AS "present", to_regclass(${MIGRATION_TABLE}) IS NOT NULL AS "record"
+    FROM unnest(${sql.raw(`ARRAY[${[...CONTRACT_RELATION_NAMES, ...ownTables].map((n) => `'${n}'`).join(', ')}]`)}::text[]) AS r(rel)`.execute(db);
   const applied = new Set<string>();
   if (rows[0]?.record) {
     for (const row of await db.selectFrom(MIGRATION_TABLE).select('name').execute()) applied.add(String(row.name));
   }
-  return { hasContentTables: Boolean(rows[0]?.rsc), pending: known.filter((name) => !applied.has(name)) };
+  const contract = rows.filter((r) => !ownTables.includes(r.rel));
+  const present = contract.filter((r) => r.present).map((r) => r.rel);
+  const missing = contract.filter((r) => !r.present).map((r) => r.rel);
+  const ownTableExists = (name: string) => rows.some((r) => r.rel === OWN_MIGRATIONS[name] && r.present);
+  const owner: SchemaOwner = applied.has(CONTENT_SCHEMA_MIGRATION)
+    ? 'plugin'
+    : missing.length === 0
+      ? 'host'
+      : present.length === 0
+        ? 'none'
+        : 'partial';
+  // Over a host schema only the plugin's own tables are wanted; one that exists without its record
+  // (a host that moved the record) counts as there.
+  const pending =
+    owner === 'host'
+      ? known.filter((name) => name in OWN_MIGRATIONS && !applied.has(name) && !ownTableExists(name))
+      : known.filter((name) => !applied.has(name));
+  const droppedOwnTables = Object.entries(OWN_MIGRATIONS)
+    .filter(([name]) => applied.has(name) && !ownTableExists(name))
+    .map(([, table]) => table);
+  return { owner, present, missing, pending, droppedOwnTables };
 }
 
 /** The way to create the schema for this kind of database. */
@@ -47,25 +83,33 @@ function remedy(location: SchemaLocation): string {
 }
 
 /**
- * Fails at start-up when the content schema is missing (no `rsc` and no migration record) or older
- * than this version (a migration record without some of `known`, the migrations this version
- * expects), with an error that names the migrations not applied and the fix; a database in this
- * state would otherwise fail on every request. A `rsc` table or view without a migration record is
- * a schema the host keeps itself (views of the same shape): it is accepted as it is.
+ * Fails at start-up when the content schema is missing (no contract relation and no migration
+ * record), older than this version (a record without some of `known`), or, over a host's own
+ * relations, when the plugin's own settings table is missing: each with an error that names what is
+ * missing and the fix; a database in such a state would otherwise fail on every request. Over a
+ * host schema with only some contract relations it does nothing: the contract check names them.
  */
 export async function assertContentSchema(
   db: Kysely<any>,
   location: SchemaLocation,
   known: readonly string[] = MIGRATION_NAMES,
-): Promise<void> {
-  const { hasContentTables, pending } = await schemaState(db, known);
-  if (pending.length === 0) return;
-  const none = pending.length === known.length;
-  if (none && hasContentTables) return;
-  const state = none
-    ? 'the content schema is missing from this database (no table rsc)'
-    : 'the content schema is older than this version of the package';
-  throw new Error(`express-agent-discovery: ${state}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
+): Promise<SchemaState> {
+  const state = await schemaState(db, known);
+  const { owner, pending, droppedOwnTables } = state;
+  if (droppedOwnTables.length) {
+    throw new Error(
+      `express-agent-discovery: the plugin's own table ${droppedOwnTables.join(', ')} is missing although its migration is recorded (dropped since?). ` +
+        `To fix it, delete its row from ${MIGRATION_TABLE} and ${remedy(location)}.`,
+    );
+  }
+  if (owner === 'partial' || pending.length === 0) return state;
+  const problem =
+    owner === 'none'
+      ? 'the content schema is missing from this database (no table rsc)'
+      : owner === 'host'
+        ? 'the content relations are the host\'s own, but the plugin\'s own settings table is missing (over a host schema, `migrate` creates only that)'
+        : 'the content schema is older than this version of the package';
+  throw new Error(`express-agent-discovery: ${problem}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
 }
 
 /**

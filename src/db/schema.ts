@@ -1,74 +1,26 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { Generated } from 'kysely';
+import type {
+  CATEGORY_COLUMNS,
+  ContractTable,
+  EDGE_COLUMNS,
+  MEDIUM_COLUMNS,
+  PREDICATE_CATEGORY_COLUMNS,
+  RSC_COLUMNS,
+} from './content-contract.js';
 
-/** A text value given once for all languages, or per language code. */
-export type LocalizedText = string | Record<string, string>;
+export type { Block, LocalizedText } from './content-contract.js';
 
-/** One editorial block of a resource. */
-export interface Block {
-  type: string;
-  name?: string;
-  header?: LocalizedText;
-  body?: LocalizedText;
-  rsc_id?: number;
-  props?: Record<string, unknown>;
-}
+/** The resource relation's row, from the content contract (`content-contract.ts`). */
+export type RscTable = ContractTable<typeof RSC_COLUMNS>;
+/** The category relation's row, from the content contract. */
+export type CategoryTable = ContractTable<typeof CATEGORY_COLUMNS>;
+/** The predicate constraint relation's row, from the content contract. */
+export type PredicateCategoryTable = ContractTable<typeof PREDICATE_CATEGORY_COLUMNS>;
+/** The edge relation's row, from the content contract. */
+export type EdgeTable = ContractTable<typeof EDGE_COLUMNS>;
+/** The medium relation's row, from the content contract. */
+export type MediumTable = ContractTable<typeof MEDIUM_COLUMNS>;
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, T | string | undefined, T | string>;
-
-export interface RscTable {
-  id: Generated<number>;
-  name: string | null;
-  category_id: number;
-  is_published: Generated<boolean>;
-  visibility: Generated<string>;
-  publication_start: Timestamp;
-  publication_end: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-  created: Timestamp;
-  modified: Timestamp;
-  language: ColumnType<string[], string[] | undefined, string[]>;
-  title: Json<Record<string, string>>;
-  summary: Json<Record<string, string>>;
-  body: Json<Record<string, string>>;
-  blocks: Json<Block[]>;
-  props: Json<Record<string, unknown>>;
-  seo_noindex: Generated<boolean>;
-  uri: string | null;
-  license: Json<LocalizedText | null>;
-  attribution: Json<LocalizedText | null>;
-}
-
-export interface CategoryTable {
-  id: number;
-  parent_id: number | null;
-  is_noindex: Generated<boolean>;
-}
-
-export interface PredicateCategoryTable {
-  predicate_id: number;
-  is_subject: boolean;
-  category_id: number;
-}
-
-export interface EdgeTable {
-  id: Generated<number>;
-  subject_id: number;
-  predicate_id: number;
-  object_id: number;
-  seq: Generated<number>;
-  created: Timestamp;
-}
-
-export interface MediumTable {
-  rsc_id: number;
-  mime: string;
-  width: number | null;
-  height: number | null;
-  size: number | null;
-  filename: string;
-}
-
-/** The content schema the plugin reads, as Kysely sees it. */
 /** The plugin's own settings row (migration 0002); null columns fall back to the factory options. */
 export interface AgentSettingsTable {
   id: Generated<boolean>;
@@ -79,6 +31,7 @@ export interface AgentSettingsTable {
   modified: Generated<Date>;
 }
 
+/** The content schema the plugin reads, as Kysely sees it, and the plugin's own tables. */
 export interface Database {
   agent_discovery_settings: AgentSettingsTable;
   rsc: RscTable;

@@ -8,6 +8,7 @@ import { notFound } from '../http/errors.js';
 import { MARKDOWN_CONTENT_TYPE } from '../http/representation.js';
 import { API_READ } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+import { pageUrlOf } from '../content/page-url.js';
 import { facadeRoute } from './facade-route.js';
 import { composeResourceContent } from './resource-content.js';
 import { resourcePath, resourceQuery } from './resource-route.js';
@@ -42,7 +43,7 @@ export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang
   const attribution = localize(row.attribution, language, options.defaultLanguage);
   const frontMatter = renderFrontMatter({
     title: localize(row.title, language, options.defaultLanguage),
-    url: resolveOnBase(base, options.pageUrl({ id: row.id, name: row.name, language, category: row.category_name })),
+    url: resolveOnBase(base, pageUrlOf(options.pageUrl, row, language, row.category_name)),
     language,
     modified: new Date(row.modified),
     ...(license ? { license } : {}),

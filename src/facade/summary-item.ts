@@ -4,6 +4,8 @@ import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS } from '../cont
 import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { categoryReference, toIso, type SummaryRow } from '../content/summaries.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+import { pageUrlOf } from '../content/page-url.js';
+import type { LocalizedText } from '../db/schema.js';
 
 /** What every URL in an item is built from. */
 export interface ItemContext {
@@ -18,8 +20,12 @@ export function entityUri(base: string, id: number, uri: string | null): string 
 }
 
 /** The human page URL of a resource in a language, from the host's builder, made absolute. */
-export function pageUrl(ic: ItemContext, r: { id: number; name: string | null; category_name: string | null }, language: string): string {
-  return resolveOnBase(ic.base, ic.options.pageUrl({ id: r.id, name: r.name, language, category: r.category_name }));
+export function pageUrl(
+  ic: ItemContext,
+  r: { id: number; name: string | null; category_name: string | null; page_url?: LocalizedText | null },
+  language: string,
+): string {
+  return resolveOnBase(ic.base, pageUrlOf(ic.options.pageUrl, r, language, r.category_name));
 }
 
 /**

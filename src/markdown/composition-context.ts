@@ -3,6 +3,7 @@ import type nunjucks from 'nunjucks';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
+import { pageUrlOf } from '../content/page-url.js';
 import { categoryChains, loadVisibleResources, type ComposableResource } from '../content/composable-resources.js';
 import type { MarkdownLimits } from './limits.js';
 import type { RenderBudget } from './render-budget.js';
@@ -74,7 +75,7 @@ const absolute = (ctx: PresentationContext, url: string) => new URL(url, `${ctx.
 
 /** The resource's absolute page URL in `language`. */
 export const pageUrl = (ctx: PresentationContext, r: ComposableResource, language: string): string =>
-  absolute(ctx, ctx.options.pageUrl({ id: r.id, name: r.name, language, category: r.category }));
+  absolute(ctx, pageUrlOf(ctx.options.pageUrl, r, language, r.category));
 
 /** The resource's URI: its own, else `<base>/id/<id>`. */
 export const resourceUri = (ctx: PresentationContext, r: ComposableResource): string => r.uri ?? `${ctx.baseUrl}/id/${r.id}`;

@@ -1,0 +1,33 @@
+import type { LocalizedText } from '../db/schema.js';
+import type { PageUrlInput } from '../agent-options.js';
+
+/** A stored URL the plugin will cite: a root-relative path or an absolute http(s) URL, without controls or spaces. */
+const USABLE_URL = /^(?:\/(?!\/)|https?:\/\/)[^\s\u0000-\u001f\u007f]*$/;
+
+/** At most this long, as any URL the plugin advertises. */
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * The CMS's own page of a resource in `language`, from the contract's optional `page_url` column: one
+ * string for every language, or that language's entry of a `{language: url}` map (never another
+ * language's). Undefined when there is none or it is not a usable path or http(s) URL (stored data
+ * is not trusted).
+ */
+export function storedPageUrl(value: LocalizedText | null | undefined, language: string): string | undefined {
+  const url = typeof value === 'string' ? value : value && typeof value === 'object' ? value[language] : undefined;
+  return typeof url === 'string' && url.length <= MAX_URL_LENGTH && USABLE_URL.test(url) ? url : undefined;
+}
+
+/**
+ * A resource's page URL in `language` (relative or absolute, as given): the stored `page_url` when
+ * the content supplies one, else the `pageUrl` option's builder. Every citation (reads, list items,
+ * front matter, page URLs of other languages) comes from here.
+ */
+export function pageUrlOf(
+  build: (r: PageUrlInput) => string,
+  r: { id: number; name: string | null; page_url?: LocalizedText | null },
+  language: string,
+  category: string | null,
+): string {
+  return storedPageUrl(r.page_url, language) ?? build({ id: r.id, name: r.name, language, category });
+}
