@@ -39,7 +39,7 @@ for (const backend of backends) {
       assert.equal(
         compiled.sql,
         'select "e"."id" as "edge_id", "e"."predicate_id", "e"."object_id" as "endpoint_id" from "edge" as "e" ' +
-          'where "e"."subject_id" = $1 and "e"."predicate_id" = $2 and ("e"."predicate_id", "e"."object_id") > ((SELECT $3::bigint), (SELECT $4::bigint)) ' +
+          'where "e"."subject_id" = $1::bigint and "e"."predicate_id" = $2::bigint and ("e"."predicate_id", "e"."object_id") > ((SELECT $3::bigint), (SELECT $4::bigint)) ' +
           'order by "e"."predicate_id", "e"."object_id" limit $5',
       );
       assert.deepEqual(compiled.parameters, [hub, 7, 7, 42, 21]);
@@ -50,7 +50,7 @@ for (const backend of backends) {
       assert.equal(
         compiled.sql,
         'select "e"."id" as "edge_id", "e"."predicate_id", "e"."subject_id" as "endpoint_id" from "edge" as "e" ' +
-          'where "e"."object_id" = $1 and ("e"."predicate_id", "e"."subject_id") > ((SELECT $2::bigint), (SELECT $3::bigint)) ' +
+          'where "e"."object_id" = $1::bigint and ("e"."predicate_id", "e"."subject_id") > ((SELECT $2::bigint), (SELECT $3::bigint)) ' +
           'order by "e"."predicate_id", "e"."subject_id" limit $4',
       );
       assert.deepEqual(compiled.parameters, [hub, 3, 9, 21]);

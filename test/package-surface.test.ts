@@ -1,23 +1,39 @@
 import { describe, it } from 'node:test';
+import { migrations } from '../migrations/index.js';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, type CliIo } from '../src/cli/run.js';
 import * as entry from '../src/index.js';
 
-/** The README's `<!-- file: … -->` code blocks: the named file and the block's text. */
-function readmeFileBlocks(): Array<{ file: string; block: string }> {
-  const readme = readFileSync('README.md', 'utf8');
-  const found = [...readme.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```\n/g)];
-  return found.map((m) => ({ file: m[1]!, block: m[2]! }));
+/** The Markdown pages of the README and docs/. */
+const DOC_PAGES = ['README.md', 'bench/README.md', ...readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f))];
+
+/** The `<!-- file: … -->` code blocks of the README and docs/: the page, the named file and the block's text. */
+function fileBlocks(): Array<{ page: string; file: string; block: string }> {
+  return DOC_PAGES.flatMap((page) =>
+    [...readFileSync(page, 'utf8').matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```\n/g)].map((m) => ({ page, file: m[1]!, block: m[2]! })),
+  );
 }
 
-describe('README code blocks are the runnable files', () => {
-  it('shows examples/minimal-host.mjs and examples/first-resource.mjs verbatim', () => {
-    const blocks = readmeFileBlocks();
-    assert.deepEqual(blocks.map((b) => b.file).sort(), ['examples/first-resource.mjs', 'examples/minimal-host.mjs']);
-    for (const { file, block } of blocks) assert.equal(block, readFileSync(file, 'utf8'), `README block differs from ${file}`);
+describe('code blocks of the README and docs are the runnable files', () => {
+  it('shows each marked file verbatim, the README its host and the CMS guide its first resource', () => {
+    const blocks = fileBlocks();
+    assert.ok(blocks.some((b) => b.page === 'README.md' && b.file === 'examples/minimal-host.mjs'));
+    assert.ok(blocks.some((b) => b.page === 'docs/guides/cms-content.md' && b.file === 'examples/first-resource.mjs'));
+    for (const { page, file, block } of blocks) assert.equal(block, readFileSync(file, 'utf8'), `${page}: the block differs from ${file}`);
+  });
+
+  it('every relative link of the README and docs points at a file of the repository', () => {
+    for (const page of DOC_PAGES) {
+      const prose = readFileSync(page, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+      for (const m of prose.matchAll(/\]\(([^)#\s]+)(#[^)\s]*)?\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        assert.ok(existsSync(path.join(path.dirname(page), target)), `${page}: ${target}`);
+      }
+    }
   });
 });
 
@@ -41,7 +57,7 @@ describe('package entry', () => {
       readdirSync(dir, { withFileTypes: true, recursive: true })
         .filter((d) => d.isFile())
         .map((d) => path.join(d.parentPath, d.name));
-    for (const file of ['README.md', ...shipped('src'), ...shipped('templates'), ...shipped('migrations'), ...shipped('examples')]) {
+    for (const file of ['README.md', ...shipped('docs'), ...shipped('src'), ...shipped('templates'), ...shipped('migrations'), ...shipped('examples')]) {
       const text = readFileSync(file, 'utf8');
       assert.doesNotMatch(text, /\bSPEC\b/, file);
       assert.doesNotMatch(text, /(?<!RFC \d{3,5} )§\s?\d|\bissues? #?\d+|FetchKit-style/i, file);
@@ -105,7 +121,7 @@ describe('express-agent-discovery command line', () => {
       const dir = path.join(tmp, 'a', 'b');
       const first = await cli(['migrate', '--data-dir', dir], { DATABASE_URL: 'postgres://ignored@127.0.0.1:1/x' });
       assert.equal(first.code, 0, first.err);
-      assert.equal(first.out, 'applied: 0001_content_schema, 0002_agent_settings\n');
+      assert.equal(first.out, `applied: ${Object.keys(migrations).join(', ')}\n`);
       const again = await cli(['migrate', `--data-dir=${dir}`]);
       assert.equal(again.code, 0, again.err);
       assert.equal(again.out, 'schema is up to date\n');

@@ -64,7 +64,7 @@ describe('reusable queries', () => {
     const byId = read(content.db, { ref: 22 });
     const byName = read(content.db, { ref: 'about' });
     assert.equal(builds, firstBuilds + (verifying ? 2 : 0), 'no build beyond the first of each shape');
-    assert.match(byId.sql, /"r"\."id" = \$1$/);
+    assert.match(byId.sql, /"r"\."id" = \$1::bigint$/);
     assert.deepEqual(byId.parameters, [22]);
     assert.match(byName.sql, /"r"\."name" = \$1$/);
     assert.deepEqual(byName.parameters, ['about']);
