@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../db/schema.js';
 import { isLanguageTag } from '../content/language.js';
@@ -105,19 +105,6 @@ function parse<S extends z.ZodType>(call: string, schema: S, value: unknown): z.
 }
 
 /**
- * Whether `rsc` has the optional `page_url` column, asked once per writer on the connection of the
- * first call that needs it (inside its transaction: PGlite has a single connection).
- */
-function pageUrlColumnOf(): (db: Kysely<PushDatabase>) => Promise<boolean> {
-  let known: Promise<boolean> | undefined;
-  return (db) =>
-    (known ??= sql<{ present: boolean }>`
-      SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('rsc') AND attname = 'page_url' AND NOT attisdropped) AS "present"`
-      .execute(db)
-      .then((r) => Boolean(r.rows[0]?.present)));
-}
-
-/**
  * Creates the push API over the plugin's content tables (`agent.content` is one, on the plugin's
  * database; with `readUrl`, make one on the primary). Needs the migrations (the string-id table).
  *
@@ -131,13 +118,12 @@ export function createContentWriter(db: Kysely<Database>, options: ContentWriter
   const defaultLanguage = options.defaultLanguage ?? 'en';
   if (!isLanguageTag(defaultLanguage)) throw new TypeError(`express-agent-discovery: createContentWriter: defaultLanguage must be a language tag, got ${String(defaultLanguage)}`);
   const pushDb = db.withTables<{ agent_discovery_external_id: PushDatabase['agent_discovery_external_id'] }>();
-  const pageUrlColumn = pageUrlColumnOf();
   const write = <T>(call: string, opts: WriteOptions | undefined, work: (trx: Kysely<PushDatabase>) => Promise<T>) =>
     writeTransaction(pushDb, call, opts, work);
   return Object.freeze({
     async put(resource, opts) {
       const input = parse('put', resourceInput, resource);
-      return write('put', opts, (trx) => putResource(trx, input, defaultLanguage, pageUrlColumn));
+      return write('put', opts, (trx) => putResource(trx, input, defaultLanguage));
     },
     async remove(id, opts) {
       const input = parse('remove', resourceId, id);

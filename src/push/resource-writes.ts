@@ -71,12 +71,8 @@ export function nameTaken(call: string, name: string | null | undefined, error: 
  *   ON CONFLICT ("id") DO UPDATE SET "name" = $2, "category_id" = $3, …
  * ```
  */
-export async function putResource(db: Kysely<PushDatabase>, input: ParsedResource, defaultLanguage: string, pageUrlColumn: (db: Kysely<PushDatabase>) => Promise<boolean>): Promise<PutResult> {
+export async function putResource(db: Kysely<PushDatabase>, input: ParsedResource, defaultLanguage: string): Promise<PutResult> {
   const languages = resourceLanguages('put', input.language, { title: input.title, summary: input.summary, body: input.body }, defaultLanguage);
-  const hasPageUrl = await pageUrlColumn(db);
-  if (input.page_url && !hasPageUrl) {
-    throw new ContentPushError('put', 'invalid_input', 'page_url', 'this database has no rsc.page_url column: apply the migrations (`npx express-agent-discovery migrate`)');
-  }
   const categoryId = await contentCategory(db, input.category);
   const { id } = await targetId(db, 'put', input.id, false);
   const columns = {
@@ -96,6 +92,7 @@ export async function putResource(db: Kysely<PushDatabase>, input: ParsedResourc
     uri: input.uri ?? null,
     license: nullableJson(input.license),
     attribution: nullableJson(input.attribution),
+    page_url: nullableJson(input.page_url),
     ...(input.publication_start ? { publication_start: input.publication_start } : {}),
     ...(input.created ? { created: input.created } : {}),
   };
@@ -108,7 +105,6 @@ export async function putResource(db: Kysely<PushDatabase>, input: ParsedResourc
   } catch (error) {
     throw nameTaken('put', input.name, error) ?? error;
   }
-  if (hasPageUrl) await sql`UPDATE rsc SET page_url = ${nullableJson(input.page_url)}::jsonb WHERE id = ${id}`.execute(db);
   return { id };
 }
 
