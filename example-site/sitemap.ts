@@ -25,7 +25,7 @@ const escapeXml = (text: string) =>
  * `GET /sitemap.xml`: the home page and every public page, that is every resource that is
  * anonymous-visible and indexable (the plugin's two rules, from the package entry), once per language
  * it has (among the site's languages; the site default when it has none of them), with its last
- * modification.
+ * modification and, for a page in several languages, each version as an `xhtml:link` alternate.
  *
  * ```sql
  * select "id", "language", "modified" from "rsc" as "r" where (<anonymous-visible>) and (<indexable>)
@@ -49,12 +49,18 @@ export function createSitemapRoute(o: SitemapOptions): RequestHandler {
       for (const row of rows) {
         const own = (Array.isArray(row.language) ? row.language : []).filter((l) => o.languages.includes(l));
         const lastmod = new Date(row.modified).toISOString();
-        for (const language of own.length ? own : [o.defaultLanguage]) {
+        const versions = own.length ? own : [o.defaultLanguage];
+        // Every language version names all of them (itself included), as hreflang alternates.
+        const alternates =
+          versions.length > 1
+            ? versions.map((l) => `<xhtml:link rel="alternate" hreflang="${escapeXml(l)}" href="${escapeXml(base + o.pagePath(row.id, l))}"/>`).join('')
+            : '';
+        for (const language of versions) {
           if (urls.length >= MAX_SITEMAP_URLS) break;
-          urls.push(`  <url><loc>${escapeXml(base + o.pagePath(row.id, language))}</loc><lastmod>${lastmod}</lastmod></url>`);
+          urls.push(`  <url><loc>${escapeXml(base + o.pagePath(row.id, language))}</loc><lastmod>${lastmod}</lastmod>${alternates}</url>`);
         }
       }
-      const body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
+      const body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n${urls.join('\n')}\n</urlset>\n`;
       res.type('application/xml').set('Cache-Control', 'no-cache').send(body);
     } catch (error) {
       next(error);

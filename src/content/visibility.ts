@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database, LocalizedText } from '../db/schema.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
@@ -165,20 +165,44 @@ export interface Exposure {
   indexable: boolean;
 }
 
+/** An exposure with what a page's language versions are built from (read by the same statement). */
+export interface PageExposure extends Exposure {
+  id: number;
+  /** The resource's language codes, its own first (as stored: not yet checked). */
+  languages: unknown;
+  name: string | null;
+  /** The contract's optional `page_url` (null when the content has none). */
+  page_url: LocalizedText | null;
+  /** Its category's name, when the category is anonymous-visible. */
+  category: string | null;
+}
+
 /** Evaluates both rules for one resource, by id or unique name, in one query. */
 export async function resourceExposure(
   db: Kysely<Database>,
   ref: ResourceRef,
   siteNoindex: SiteNoindex,
-): Promise<Exposure | undefined> {
+): Promise<PageExposure | undefined> {
   const [row] = (await db.executeQuery(reusableExposure(db, { ref, siteNoindex }))).rows;
-  return row ? { visible: Boolean(row.visible), indexable: Boolean(row.indexable) } : undefined;
+  return row
+    ? {
+        visible: Boolean(row.visible),
+        indexable: Boolean(row.indexable),
+        id: Number(row.id),
+        languages: row.language,
+        name: row.name,
+        page_url: row.page_url ?? null,
+        category: row.category ?? null,
+      }
+    : undefined;
 }
 
 const reusableExposure = reusableQuery((db: Kysely<Database>, p: { ref: ResourceRef; siteNoindex: SiteNoindex }) =>
   db
     .selectFrom('rsc as r')
+    .leftJoin('rsc as cat', (join) => join.onRef('cat.id', '=', 'r.category_id').on(anonymousVisible('cat')))
     .select([anonymousVisible('r').as('visible'), indexable(p.siteNoindex, 'r').as('indexable')])
+    .select(['r.id', 'r.language', 'r.name', 'r.page_url', 'cat.name as category'])
     .where(byRef('r', p.ref)),
 );
 

@@ -4,7 +4,7 @@ import type { AgentContext } from '../context.js';
 import { formatAgentLink, headerValues, mergeLinkValues } from './link-format.js';
 import { isPluginResponse } from '../http/plugin-response.js';
 import { requestTarget } from '../http/request-target.js';
-import { siteLinks } from './site-links.js';
+import { homeMarkdownAlternate, siteLinks } from './site-links.js';
 
 const MERGING = Symbol.for('express-agent-discovery.link-merge');
 
@@ -49,7 +49,9 @@ export function createLinkMiddleware(ctx: AgentContext): RequestHandler {
       const values = headerValues(res.getHeader('link') as HeaderValue | undefined);
       if (wantsSiteLinks(ctx, req, res)) {
         try {
-          values.push(...siteLinks(ctx.baseUrl(req), ctx.options.mcp ? ctx.options.mcp.path : undefined).map(formatAgentLink));
+          const base = ctx.baseUrl(req);
+          const home = ctx.options.markdownHome && requestTarget(req).path === '/' ? [homeMarkdownAlternate(base)] : [];
+          values.push(...[...siteLinks(base, ctx.options.mcp ? ctx.options.mcp.path : undefined), ...home].map(formatAgentLink));
         } catch {
           // An unusable Host header: the page goes out without the site-level links.
         }

@@ -1,13 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import { resourceExposure } from '../content/visibility.js';
+import { resourceExposure, type PageExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
 import { parseResourceRef } from '../content/resource-ref.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
-import { resourceAlternates, siteLinks } from './site-links.js';
+import { homeMarkdownAlternate, resourceAlternates, siteLinks, translationLinks } from './site-links.js';
+import { requestTarget } from '../http/request-target.js';
+import { pageUrlOf } from '../content/page-url.js';
+import { isLanguageTag } from '../content/language.js';
 import { siteNoindexForQuery } from '../settings/effective-settings.js';
 
 /** What a host says about the page it serves. */
@@ -62,18 +65,33 @@ export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, la
     return [];
   }
   const links = siteLinks(base, ctx.options.mcp ? ctx.options.mcp.path : undefined);
-  if (id === undefined || id === null) return links;
+  if (id === undefined || id === null) {
+    if (ctx.options.markdownHome && requestTarget(req).path === '/') links.push(homeMarkdownAlternate(base));
+    return links;
+  }
   const ref = normalizeResourceRef(id);
   if (ref === undefined) return links;
   try {
     const exposure = await withBudget(ctx.options.budgetMs, async () => resourceExposure(ctx.db, ref, await siteNoindexForQuery(ctx)));
-    if (exposure?.visible && exposure.indexable) links.push(...resourceAlternates(base, ref, language));
+    if (exposure?.visible && exposure.indexable) {
+      links.push(...translationLinks(base, languageVersions(ctx.options, exposure)), ...resourceAlternates(base, ref, language));
+    }
   } catch (error) {
     // The page is the host's: a failure here costs the alternates, never the page; an unexpected one
     // is reported through `onError`.
     if (!classifyError(error)) reportUnexpected(ctx, req, error);
   }
   return links;
+}
+
+/**
+ * The human page of a resource in each of its languages that the site serves (stored codes that are
+ * not well-formed language tags are skipped), each from the stored `page_url` or the `pageUrl` option.
+ */
+function languageVersions(options: ResolvedOptions, r: PageExposure): { language: string; url: string }[] {
+  const stored = Array.isArray(r.languages) ? r.languages : [];
+  const languages = [...new Set(stored.filter((l): l is string => typeof l === 'string' && isLanguageTag(l) && options.languages.includes(l)))];
+  return languages.map((language) => ({ language, url: pageUrlOf(options.pageUrl, r, language, r.category) }));
 }
 
 export type SetResourceHeaders = (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<void>;

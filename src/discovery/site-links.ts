@@ -1,5 +1,5 @@
 import { PATHS } from '../paths.js';
-import { absoluteUrl } from '../http/urls.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import type { AgentLink } from './link-format.js';
 
 /** Media types the discovery documents are served and advertised with. */
@@ -8,6 +8,7 @@ export const MEDIA = {
   linkset: 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
   llmsTxt: 'text/plain; charset=utf-8',
   ard: 'application/json',
+  aiCatalog: 'application/ai-catalog+json',
   html: 'text/html; charset=utf-8',
   markdown: 'text/markdown',
   json: 'application/json',
@@ -52,4 +53,31 @@ export function resourceAlternates(base: string, ref: number | string, language:
     { href: absoluteUrl(base, PATHS.resource.url({ id: ref }), { language }), rel: 'alternate', type: MEDIA.json, hreflang: language },
     { href: absoluteUrl(base, PATHS.markdown.url({ id: ref }), { language }), rel: 'alternate', type: MEDIA.markdown, hreflang: language },
   ];
+}
+
+/**
+ * The human page in each of its languages (only for anonymous-visible and indexable resources with
+ * two or more of the site's languages): hreflang alternates of the page, before the JSON and Markdown
+ * alternates so that the Markdown stays the last `alternate`.
+ *
+ * ```text
+ * <https://example.com/en/page/21>; rel="alternate"; type="text/html"; hreflang="en"
+ * <https://example.com/nl/page/21>; rel="alternate"; type="text/html"; hreflang="nl"
+ * ```
+ */
+export function translationLinks(base: string, pages: readonly { language: string; url: string }[]): AgentLink[] {
+  if (pages.length < 2) return [];
+  return pages.map((p) => ({ href: resolveOnBase(base, p.url), rel: 'alternate', type: 'text/html', hreflang: p.language }));
+}
+
+/**
+ * The home page's Markdown (with `markdownHome`: `/` answers a request preferring Markdown with the
+ * llms.txt body), advertised on `/` only.
+ *
+ * ```text
+ * <https://example.com/>; rel="alternate"; type="text/markdown"
+ * ```
+ */
+export function homeMarkdownAlternate(base: string): AgentLink {
+  return { href: absoluteUrl(base, '/'), rel: 'alternate', type: MEDIA.markdown };
 }
