@@ -9,10 +9,15 @@ export const PATHS = {
   openapi: pathTemplate('/openapi.json'),
   apiCatalog: pathTemplate('/.well-known/api-catalog'),
   llmsTxt: pathTemplate('/llms.txt'),
+  /** Only with the `robotsTxt` option. */
+  robotsTxt: pathTemplate('/robots.txt'),
   ard: pathTemplate('/.well-known/ard.json'),
   /** The legacy (ARD v0.9) location of the same manifest. */
   aiCatalog: pathTemplate('/.well-known/ai-catalog.json'),
-  mcpServerCard: pathTemplate('/.well-known/mcp/server-card.json'),
+  /** The MCP server card, under the endpoint's path (`<mcp-path>/server-card`, where the extension reserves it). */
+  mcpServerCard: (mcpPath: string) => pathTemplate(`${mcpPath}/server-card`),
+  /** Older locations of the same card, kept as aliases. */
+  mcpServerCardAliases: [pathTemplate('/.well-known/mcp/server-card.json'), pathTemplate('/.well-known/mcp/server-card')],
   apiRoot: pathTemplate('/api/agent'),
   search: pathTemplate('/api/agent/search'),
   resource: pathTemplate('/api/agent/resource/{id}'),

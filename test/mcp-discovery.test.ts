@@ -7,6 +7,8 @@ import { callOk, connectMcp } from './support/mcp-client.js';
 import { DEMO } from '../example-site/seed.js';
 
 const CARD = '/.well-known/mcp/server-card.json';
+/** Where the extension reserves the card: under the endpoint. */
+const PRIMARY_CARD = '/mcp/server-card';
 const json = (body: string) => JSON.parse(body) as Record<string, any>;
 
 /** The entry rules of an ARD manifest: every entry, whatever it points at. */
@@ -50,7 +52,7 @@ for (const backend of backends) {
       assert.deepEqual(probes.filter((p) => p.verified).map((p) => p.path).sort(), ['/.well-known/api-catalog', CARD, '/llms.txt']);
       const card = json((await rawRequest(`${on.origin}${CARD}`)).body);
       assert.deepEqual(Object.keys(card), ['$schema', 'name', 'version', 'title', 'description', 'websiteUrl', 'remotes']);
-      assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json');
+      assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
       assert.match(card.name, /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
       assert.ok(card.description.length <= 100 && card.title.length <= 100);
       assert.deepEqual(card.remotes, [{ type: 'streamable-http', url: headerMcp!.href }]);
@@ -65,8 +67,8 @@ for (const backend of backends) {
       }
     });
 
-    it('the server card: GET and HEAD, direct 200, no-cache, strong ETag and 304, 405 otherwise; also at <endpoint>/server-card', async () => {
-      for (const path of [CARD, '/mcp/server-card']) {
+    it('the server card: GET and HEAD, direct 200, no-cache, strong ETag and 304, 405 otherwise; at <endpoint>/server-card and the well-known aliases', async () => {
+      for (const path of [PRIMARY_CARD, CARD, '/.well-known/mcp/server-card']) {
         const get = await rawRequest(`${on.origin}${path}`);
         assert.equal(get.status, 200, path);
         assert.equal(get.headers['content-type'], 'application/mcp-server-card+json');
@@ -83,7 +85,7 @@ for (const backend of backends) {
         for (const method of ['POST', 'PUT', 'DELETE']) {
           const res = await rawRequest(`${on.origin}${path}`, { method });
           assert.equal(res.status, 405, `${path} ${method}`);
-          assert.equal(res.headers.allow, 'GET, HEAD');
+          assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
         }
       }
     });
@@ -94,19 +96,19 @@ for (const backend of backends) {
       const [api, mcp] = ard.entries;
       assert.equal(api.type, 'application/openapi+json');
       assert.equal(mcp.type, 'application/mcp-server-card+json');
-      assert.equal(mcp.url, `${on.origin}${CARD}`);
+      assert.equal(mcp.url, `${on.origin}${PRIMARY_CARD}`);
       assert.equal(mcp.identifier, 'urn:air:agent.localhost:content:mcp', 'an IP host gets the reserved placeholder publisher');
       assert.notEqual(api.identifier, mcp.identifier);
       for (const entry of ard.entries) await assertArdEntry(entry, 'agent.localhost');
     });
 
-    it('/.well-known/ai-catalog.json is the same manifest as /.well-known/ard.json, on and off', async () => {
+    it('/.well-known/ai-catalog.json is the same manifest as /.well-known/ard.json (as an AI Catalog), on and off', async () => {
       for (const host of [on, off]) {
         const ard = await rawRequest(`${host.origin}/.well-known/ard.json`);
         for (const method of ['GET', 'HEAD']) {
           const legacy = await rawRequest(`${host.origin}/.well-known/ai-catalog.json`, { method });
           assert.equal(legacy.status, 200);
-          assert.equal(legacy.headers['content-type'], 'application/json');
+          assert.equal(legacy.headers['content-type'], 'application/ai-catalog+json');
           assert.equal(legacy.headers.etag, ard.headers.etag);
           assert.equal(legacy.body, method === 'GET' ? ard.body : '');
         }
@@ -118,9 +120,9 @@ for (const backend of backends) {
       const llms = (await rawRequest(`${on.origin}/llms.txt`)).body;
       const line = llms.split('\n').find((l) => l.startsWith('- [MCP server card]('));
       assert.ok(line, llms);
-      assert.ok(line!.includes(`(${on.origin}${CARD})`) && line!.includes(`${on.origin}/mcp`));
+      assert.ok(line!.includes(`(${on.origin}${PRIMARY_CARD})`) && line!.includes(`${on.origin}/mcp`));
       const help = (await rawRequest(`${on.origin}/api-help`)).body;
-      assert.ok(help.includes(`href="${on.origin}${CARD}"`));
+      assert.ok(help.includes(`href="${on.origin}${PRIMARY_CARD}"`));
       assert.ok(help.includes(`<code>${on.origin}/mcp</code>`));
       assert.doesNotMatch((await rawRequest(`${off.origin}/llms.txt`)).body, /MCP/);
       assert.doesNotMatch((await rawRequest(`${off.origin}/api-help`)).body, /MCP|\/mcp/);
@@ -135,7 +137,7 @@ for (const backend of backends) {
     });
 
     it('MCP off: nothing changes — /mcp and the card are the host\'s 404, no rel="mcp", one ARD entry', async () => {
-      for (const path of ['/mcp', CARD, '/mcp/server-card']) {
+      for (const path of ['/mcp', CARD, '/.well-known/mcp/server-card', PRIMARY_CARD]) {
         for (const method of ['GET', 'POST', 'HEAD']) {
           const res = await rawRequest(`${off.origin}${path}`, { method });
           assert.equal(res.status, 404, `${method} ${path}`);
@@ -146,7 +148,9 @@ for (const backend of backends) {
       assert.ok(!home.headerLinks.some((l) => l.rel === 'mcp'));
       assert.ok(!home.headLinks.some((l) => l.rel === 'mcp'));
       assert.ok(!home.metas.some((m) => m.name === 'mcp'));
-      assert.deepEqual(parseLinkHeaders(home.linkHeaderLines).map((l) => l.rel), ['api-catalog', 'service-desc', 'service-doc', 'describedby', 'ard']);
+      // The site-level set, and nothing for MCP (the home page's own Markdown alternate aside).
+      const siteRels = parseLinkHeaders(home.linkHeaderLines).map((l) => l.rel).filter((rel) => rel !== 'alternate');
+      assert.deepEqual(siteRels, ['api-catalog', 'service-desc', 'service-doc', 'describedby', 'ard']);
       const probes = await probeConventionalPaths(off.origin);
       assert.equal(probes.find((p) => p.path === CARD)!.status, 404);
       const ard = json((await rawRequest(`${off.origin}/.well-known/ard.json`)).body);

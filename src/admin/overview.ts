@@ -44,7 +44,7 @@ function documents(ctx: AgentContext): { path: string; type: string }[] {
     { path: PATHS.apiCatalog.url(), type: MEDIA.linkset },
     { path: PATHS.ard.url(), type: MEDIA.ard },
     { path: PATHS.apiRoot.url(), type: 'application/json' },
-    ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard.url(), type: MEDIA.mcpServerCard }] : []),
+    ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard(ctx.options.mcp.path).url(), type: MEDIA.mcpServerCard }] : []),
   ];
 }
 

@@ -106,7 +106,7 @@ export function discoveryVariable(
       ard: absoluteUrl(base, PATHS.ard.url()),
       sitemap: options.sitemapUrl ? resolveOnBase(base, options.sitemapUrl) : null,
       mcp: options.mcp ? absoluteUrl(base, options.mcp.path) : null,
-      mcpServerCard: options.mcp ? absoluteUrl(base, PATHS.mcpServerCard.url()) : null,
+      mcpServerCard: options.mcp ? absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()) : null,
     },
     operations: operations.map((op) => ({
       operationId: op.operationId,

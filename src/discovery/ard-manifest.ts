@@ -36,8 +36,11 @@ export function ardIdentifier(base: string, namespace: string, name: string): st
 }
 
 /**
- * The ARD manifest (ARD `specVersion` 1.0): one entry for the content API, pointing at the
- * OpenAPI document, and one for the MCP server's card when `mcp` is on. A trust manifest only when the operator configured an identity.
+ * The ARD manifest, also a valid AI Catalog (`specVersion` 1.0, `host`, `entries`): one entry for the
+ * content API, pointing at the OpenAPI document, and one for the MCP server's card when `mcp` is on.
+ * Each entry carries what an ARD v0.91 entry requires (`identifier`, `displayName`, `type`, `url`) and
+ * the 2 to 5 `representativeQueries` search depends on. A trust manifest only when the operator
+ * configured an identity.
  */
 export function buildArdManifest(options: ResolvedOptions, base: string, updatedAt: Date) {
   const { ard } = options;
@@ -61,7 +64,7 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
         identifier: ardIdentifier(base, ard.namespace, MCP_ARD_NAME),
         displayName: `${title} MCP server`,
         type: MEDIA.mcpServerCard,
-        url: absoluteUrl(base, PATHS.mcpServerCard.url()),
+        url: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()),
         description:
           (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
           'Read-only, anonymous MCP server (Streamable HTTP) over the public content of the site: tools to search, read resources as Markdown with citation URLs, follow relationships and list the vocabulary.',

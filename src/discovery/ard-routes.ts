@@ -6,11 +6,12 @@ import { documentRoute, type DocumentBuilder } from './document-route.js';
 import { MEDIA } from './site-links.js';
 
 /**
- * `GET /.well-known/ard.json`, and the same manifest at `/.well-known/ai-catalog.json`, where ARD
- * v0.9 resolvers (and v0.91 ones, as a fallback) look for it. `updatedAt` is the mount time.
+ * `GET /.well-known/ard.json` (`application/json`), and the same manifest at
+ * `/.well-known/ai-catalog.json` as an AI Catalog (`application/ai-catalog+json`), where ARD v0.9
+ * resolvers, MCP clients and scanners look for it. `updatedAt` is the mount time.
  */
 export function ardRoutes(options: ResolvedOptions) {
   const mountedAt = new Date();
   const manifest: DocumentBuilder = async (ctx, base) => ({ body: JSON.stringify(buildArdManifest(await effectiveOptions(ctx), base, mountedAt)) });
-  return [documentRoute(PATHS.ard, MEDIA.ard, manifest), documentRoute(PATHS.aiCatalog, MEDIA.ard, manifest)];
+  return [documentRoute(PATHS.ard, MEDIA.ard, manifest), documentRoute(PATHS.aiCatalog, MEDIA.aiCatalog, manifest)];
 }

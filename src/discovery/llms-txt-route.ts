@@ -20,7 +20,7 @@ export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<stri
     ...(options.llmsNotes ? { notes: options.llmsNotes } : {}),
     ...(options.description ? { description: options.description } : {}),
     ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
-    ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard.url()) } } : {}),
+    ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()) } } : {}),
   });
 }
 

@@ -1,18 +1,12 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentContext } from '../context.js';
-import { documentRoute } from '../discovery/document-route.js';
-import { MEDIA } from '../discovery/site-links.js';
-import { PATHS } from '../paths.js';
 import { markPluginResponse } from '../http/plugin-response.js';
-import { mountRoute } from '../http/responder.js';
-import type { TextBody } from '../http/route.js';
-import { pathTemplate } from '../http/urls.js';
 import { classifyError } from '../http/errors.js';
 import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { createMcpFace } from './mcp-server.js';
-import { buildServerCard } from './server-card.js';
+import { mountServerCard } from './server-card-route.js';
 
 /** The largest JSON-RPC request body accepted (tool arguments are a few hundred bytes). */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -33,7 +27,7 @@ function internalJsonRpcError(ctx: AgentContext, req: Request, res: Response, er
 
 /**
  * Mounts the MCP endpoint (Streamable HTTP, stateless, JSON responses: one server and transport per
- * POST) and its server card at `/.well-known/mcp/server-card.json` and `<path>/server-card`.
+ * POST) and its server card at `<path>/server-card` (and the older well-known aliases).
  * The endpoint never reads the session: tools see only their arguments and the public base URL.
  */
 export function mountMcp(router: Router, ctx: AgentContext, path: string): void {
@@ -88,11 +82,5 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
     jsonRpcError(res, 405, -32000, 'Method not allowed: this MCP endpoint answers POST only (stateless, JSON responses)');
   });
 
-  const card = (_ctx: AgentContext, base: string): TextBody => ({
-    body: JSON.stringify(buildServerCard(ctx.options, base, path)),
-    // Server cards are public metadata that browser-based clients read cross-origin.
-    headers: { 'Access-Control-Allow-Origin': '*' },
-  });
-  mountRoute(router, ctx, documentRoute(PATHS.mcpServerCard, MEDIA.mcpServerCard, card));
-  mountRoute(router, ctx, documentRoute(pathTemplate(`${path}/server-card`), MEDIA.mcpServerCard, card));
+  mountServerCard(router, ctx, path);
 }

@@ -3,8 +3,8 @@ import { MCP_ARD_NAME } from '../options.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 
-/** The JSON Schema a server card declares (the MCP server-card extension, v2 family). */
-export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json';
+/** The JSON Schema a server card declares: the server-card extension's schema accepts only its `v1` URL. */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 /** The version of the tools' contract (the same as the OpenAPI document's `info.version`). */
 export const MCP_SERVER_VERSION = '1.0.0';
 /** The card's `title` and `description` are at most 100 characters. */
@@ -29,11 +29,11 @@ export function serverCardName(base: string): string {
 }
 
 /**
- * The MCP server card (SEP-2127): identity and where to connect, nothing about primitives (clients
- * list the tools over the protocol).
+ * The MCP server card (the server-card extension's `ServerCard`): identity and where to connect,
+ * nothing about primitives (clients list the tools over the protocol).
  *
  * ```json
- * { "$schema": "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
+ * { "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
  *   "name": "org.example/mcp", "version": "1.0.0", "title": "Example", "description": "…",
  *   "websiteUrl": "https://example.org/api-help",
  *   "remotes": [{ "type": "streamable-http", "url": "https://example.org/mcp" }] }
