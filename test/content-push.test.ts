@@ -374,6 +374,19 @@ for (const backend of backends) {
         assert.deepEqual(await searchIds(), [kept.id], 'a refused reconcile removes nothing');
       });
 
+      it('removes more than one batch, each id once, in id order', async () => {
+        const kept = await push.put({ id: 'kept', category: 'post', title: 'Kept' });
+        const { rows } = await sql<{ id: number }>`
+          INSERT INTO rsc (category_id, title, language, is_published)
+          SELECT (SELECT id FROM rsc WHERE name = 'post'), '{"en":"bulk"}', '{en}', true FROM generate_series(1, 2345) RETURNING id`.execute(content.db);
+        const dry = await push.reconcile([{ id: 'kept' }], { dryRun: true });
+        const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        assert.deepEqual(dry.removed, ids);
+        const result = await push.reconcile([{ id: 'kept' }]);
+        assert.deepEqual(result.removed, ids);
+        assert.deepEqual(await searchIds(), [kept.id]);
+      });
+
       it('inside the host’s transaction, rolls back with it', async () => {
         await push.put({ id: 'stay', category: 'post', title: 'Stay' });
         await assert.rejects(

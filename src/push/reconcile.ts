@@ -47,9 +47,13 @@ async function loadList(db: Kysely<PushDatabase>, current: Iterable<unknown> | A
   let count = 0;
   const flush = async () => {
     if (!chunk.length) return;
+    // String ids are resolved to rsc ids on the way in, a chunk at a time.
     await sql`
       INSERT INTO ${LIST} (rsc_id, external_id, modified)
-      SELECT * FROM unnest(${chunk.map((r) => r.rsc_id)}::bigint[], ${chunk.map((r) => r.external_id)}::text[], ${chunk.map((r) => r.modified)}::timestamptz[])`.execute(db);
+      SELECT coalesce(u.rsc_id, m.rsc_id), u.external_id, u.modified
+      FROM unnest(${chunk.map((r) => r.rsc_id)}::bigint[], ${chunk.map((r) => r.external_id)}::text[], ${chunk.map((r) => r.modified)}::timestamptz[])
+        AS u(rsc_id, external_id, modified)
+      LEFT JOIN agent_discovery_external_id m ON m.external_id = u.external_id`.execute(db);
     chunk = [];
   };
   for await (const raw of current) {
@@ -61,7 +65,7 @@ async function loadList(db: Kysely<PushDatabase>, current: Iterable<unknown> | A
     if (chunk.length >= RECONCILE_CHUNK) await flush();
   }
   await flush();
-  await sql`UPDATE ${LIST} t SET rsc_id = m.rsc_id FROM agent_discovery_external_id m WHERE t.external_id = m.external_id`.execute(db);
+  await sql`CREATE INDEX ON ${LIST} (rsc_id)`.execute(db);
   await sql`ANALYZE ${LIST}`.execute(db);
   return count;
 }
@@ -81,15 +85,42 @@ async function scopeCondition(db: Kysely<PushDatabase>, scope: ReconcileScope): 
 const hostId = (row: { rsc_id: number | null; external_id: string | null }): ResourceId => row.external_id ?? Number(row.rsc_id);
 
 /**
+ * Removes (or with `dryRun` only lists) the resources `absent` holds for (a condition on `r`), in id
+ * order, `RECONCILE_CHUNK` per statement: each statement stays short however many go, so none
+ * outlives a statement time limit, while the whole run is still one transaction.
+ *
+ * ```sql
+ * WITH gone AS (DELETE FROM rsc d WHERE d.id IN
+ *     (SELECT r.id FROM rsc r WHERE <absent> AND r.id > $1 ORDER BY r.id LIMIT 1000) RETURNING d.id)
+ *   SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id ORDER BY gone.id
+ * ```
+ */
+async function removeAbsent(db: Kysely<PushDatabase>, absent: RawBuilder<SqlBool>, dryRun: boolean): Promise<ListRow[]> {
+  const out: ListRow[] = [];
+  for (let after = 0; ; ) {
+    const batch = sql`SELECT r.id FROM rsc r WHERE ${absent} AND r.id > ${after} ORDER BY r.id LIMIT ${RECONCILE_CHUNK}`;
+    const { rows } = dryRun
+      ? await sql<ListRow>`
+          SELECT b.id AS rsc_id, m.external_id FROM (${batch}) b LEFT JOIN agent_discovery_external_id m ON m.rsc_id = b.id ORDER BY b.id`.execute(db)
+      : await sql<ListRow>`
+          WITH gone AS (DELETE FROM rsc d WHERE d.id IN (${batch}) RETURNING d.id)
+          SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id ORDER BY gone.id`.execute(db);
+    out.push(...rows);
+    if (rows.length < RECONCILE_CHUNK) return out;
+    after = Number(rows[rows.length - 1]!.rsc_id);
+  }
+}
+
+/**
  * Repairs drift after a failed or partial sync: every resource in scope that the host's list does not
  * name is removed; listed ones that are missing or whose `modified` differs are reported.
  *
  * ```sql
  * CREATE TEMP TABLE agent_discovery_reconcile (rsc_id bigint, external_id text, modified timestamptz) ON COMMIT DROP
- * INSERT INTO agent_discovery_reconcile SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[])  -- per 1,000
- * WITH gone AS (DELETE FROM rsc r WHERE <scope> AND NOT EXISTS
- *     (SELECT 1 FROM agent_discovery_reconcile t WHERE t.rsc_id = r.id) RETURNING r.id)
- *   SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id
+ * INSERT INTO agent_discovery_reconcile SELECT … FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) …  -- per 1,000
+ * SELECT … FROM agent_discovery_reconcile t JOIN rsc r ON r.id = t.rsc_id WHERE <modified differs>   -- stale
+ * DELETE … WHERE <scope> AND NOT EXISTS (SELECT 1 FROM agent_discovery_reconcile t WHERE t.rsc_id = r.id)
+ *   -- 1,000 at a time, see removeAbsent
  * ```
  */
 export async function reconcile(
@@ -105,17 +136,10 @@ export async function reconcile(
   const stale = await sql<ListRow>`
     SELECT DISTINCT t.rsc_id, t.external_id FROM ${LIST} t JOIN rsc r ON r.id = t.rsc_id
     WHERE t.modified IS NOT NULL AND date_trunc('milliseconds', r.modified) <> date_trunc('milliseconds', t.modified)`.execute(db);
-  const absent = sql<SqlBool>`${inScope} AND NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)`;
-  const removed = scope.dryRun
-    ? await sql<ListRow>`
-        SELECT r.id AS rsc_id, m.external_id FROM rsc r LEFT JOIN agent_discovery_external_id m ON m.rsc_id = r.id
-        WHERE ${absent} ORDER BY r.id`.execute(db)
-    : await sql<ListRow>`
-        WITH gone AS (DELETE FROM rsc r WHERE ${absent} RETURNING r.id)
-        SELECT gone.id AS rsc_id, m.external_id FROM gone LEFT JOIN agent_discovery_external_id m ON m.rsc_id = gone.id ORDER BY gone.id`.execute(db);
+  const removed = await removeAbsent(db, sql<SqlBool>`${inScope} AND NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)`, scope.dryRun === true);
   await sql`DROP TABLE ${LIST}`.execute(db);
   return {
-    removed: removed.rows.map(hostId),
+    removed: removed.map(hostId),
     stale: stale.rows.map(hostId),
     missing: missing.rows.map(hostId),
     listed,
