@@ -15,6 +15,7 @@ import { createAgentRouter } from './router.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
+import { sendMarkdownNotFound } from './http/markdown-not-found.js';
 import { createContentWriter, type ContentWriter } from './push/index.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
@@ -110,6 +111,12 @@ export interface AgentDiscovery {
    * malformed name, an out-of-range port): a host never needs to copy the raw `Host` header.
    */
   readonly baseUrl: (req: Request) => string | undefined;
+  /**
+   * For the host's own 404 pages: answers `404 text/markdown` (where to search instead, and llms.txt)
+   * when the request prefers Markdown, resolving `true`; else sends nothing and returns `false`.
+   * `if (!agent.sendMarkdownNotFound(req, res)) res.status(404).render('404')`
+   */
+  readonly sendMarkdownNotFound: (req: Request, res: Response) => boolean;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
   /** The push API: typed, validated writes of resources, vocabulary, edges and media, and `reconcile`. */
@@ -157,6 +164,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
         return undefined;
       }
     },
+    sendMarkdownNotFound,
     options,
     database,
     content: createContentWriter(database.db, { defaultLanguage: options.defaultLanguage }),

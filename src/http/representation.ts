@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import etag from 'etag';
 import { isNotModified } from './conditional.js';
 import { HttpError } from './errors.js';
+import { sendMarkdownNotFound } from './markdown-not-found.js';
 
 /** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
@@ -80,6 +81,13 @@ export function sendPerCaller(req: Request, res: Response, r: Pick<Representatio
 
 /** Sends an error envelope: `no-store`, never cached, never a cookie. */
 export function sendErrorEnvelope(res: Response, error: HttpError, extraHeaders: Record<string, string> = {}): void {
+  if (error.status === 404) {
+    // An agent that asked for Markdown gets a Markdown 404 pointing to search and llms.txt.
+    res.removeHeader('Set-Cookie');
+    res.removeHeader('ETag');
+    if (sendMarkdownNotFound(res.req, res)) return;
+    res.setHeader('Vary', 'Accept');
+  }
   const body = Buffer.from(JSON.stringify({ status: 'error', error: error.code, message: error.message }));
   res.removeHeader('Set-Cookie');
   res.removeHeader('ETag');
