@@ -314,6 +314,12 @@ for (const backend of backends) {
         assert.equal(await mappings(), 2, 'b and d left no mapping');
       });
 
+      it('only a transaction is taken as { transaction } (typed and checked)', async () => {
+        // @ts-expect-error a Kysely instance that is not a transaction
+        await assert.rejects(push.put({ id: 'x', category: 'post', title: 'X' }, { transaction: content.db }), /must be a Kysely transaction/);
+        assert.equal(await mappings(), 0);
+      });
+
       it('a read-only transaction is refused with an error naming the fix', async () => {
         await content.db.transaction().execute(async (trx) => {
           await sql`SET TRANSACTION READ ONLY`.execute(trx);

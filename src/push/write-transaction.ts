@@ -6,7 +6,7 @@ import { readOnlyError } from './push-error.js';
  * A Kysely transaction of the host's, on the database the plugin's tables are in; its table types do
  * not matter (`db.transaction().execute(async (trx) => agent.content.put(r, { transaction: trx }))`).
  */
-export type HostTransaction = QueryExecutorProvider & { readonly isTransaction: boolean };
+export type HostTransaction = QueryExecutorProvider & { readonly isTransaction: true };
 
 /** What every call of the push API accepts. */
 export interface WriteOptions {
