@@ -13,6 +13,8 @@ import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
 import { inspectResource } from './inspector.js';
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows, SETTING_LABELS } from './overview.js';
 import { formValues, readSettingsForm } from './settings-form.js';
+import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
+import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../db/plan-doctor.js';
 
 /** The admin pages' templates (overridable like every template of the plugin). */
 export const ADMIN_TEMPLATES = {
@@ -44,7 +46,8 @@ class AdminError extends Error {
 interface AdminPages {
   readonly ctx: AgentContext;
   baseOf(req: Request): string;
-  render(req: Request, res: Response, template: string, vars: Record<string, unknown>, status?: number): void;
+  /** Renders a template by name, or one given as its source (`{ source }`). */
+  render(req: Request, res: Response, template: string | { readonly source: string }, vars: Record<string, unknown>, status?: number): void;
   checkCsrf(req: Request): void;
 }
 
@@ -66,7 +69,8 @@ export function createAdminRouter(ctx: AgentContext): Router {
   router.post('/verify', form, handle(verifyAction(pages)));
   router.get('/settings', handle(settingsPage(pages)));
   router.post('/settings', form, handle(settingsAction(pages)));
-  for (const path of ['/', '/resource', '/verify', '/settings']) {
+  router.get('/plans', handle(plansPage(pages)));
+  for (const path of ['/', '/resource', '/verify', '/settings', '/plans']) {
     router.all(path, (req, res) => {
       const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
       res.set('Allow', allow);
@@ -126,7 +130,9 @@ function adminPages(ctx: AgentContext): AdminPages {
           ard: absoluteUrl(base, PATHS.ard.url()),
         },
       };
-      res.status(status).type('html').send(ctx.templates.render(template, { admin, ...vars }));
+      const context = { admin, ...vars };
+      const html = typeof template === 'string' ? ctx.templates.render(template, context) : ctx.templates.renderString(template.source, context);
+      res.status(status).type('html').send(html);
     },
     checkCsrf(req) {
       const refusal = csrf.refusal(req, (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD]);
@@ -159,6 +165,14 @@ function inspectorPage({ ctx, baseOf, render }: AdminPages) {
     const inspection = await inspectResource(ctx, req, baseOf(req), parsed.data, language, settings);
     if (!inspection) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `There is no resource with the id or name "${raw}".` }, 404);
     render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, r: inspection, languages: ctx.options.languages });
+  };
+}
+
+/** The plan doctor's report, run now (`?analyze=1`: with EXPLAIN ANALYZE). */
+function plansPage({ ctx, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
+    const report = await diagnosePlans(ctx.db, { analyze: req.query.analyze === '1', timeoutMs: DEFAULT_ANALYZE_TIMEOUT_MS });
+    render(req, res, PLANS_PAGE, { page: 'plans', ...plansPageVars(report, DEFAULT_ANALYZE_TIMEOUT_MS) });
   };
 }
 

@@ -1,4 +1,5 @@
 import { checkCommand } from './check.js';
+import { doctorCommand } from './doctor.js';
 import { migrateCommand } from './migrate.js';
 import { EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
 
@@ -8,6 +9,7 @@ export type { CliIo } from './command.js';
 const COMMANDS: Record<string, CliCommand> = {
   migrate: migrateCommand,
   check: checkCommand,
+  doctor: doctorCommand,
 };
 
 function usage(): string {
