@@ -97,7 +97,7 @@ for (const backend of backends) {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/xml/);
       const xml = await res.text();
-      assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
+      assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9" xmlns:xhtml="http:\/\/www\.w3\.org\/1999\/xhtml">/);
       const locs = [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!);
       assert.equal(locs[0], `${origin}/`);
       const id = async (name: string) => (await content.db.selectFrom('rsc').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
@@ -205,6 +205,7 @@ for (const backend of backends) {
       // The sitemap: every loc.
       const sitemap = await (await get(`${origin}/sitemap.xml`)).text();
       for (const m of sitemap.matchAll(/<loc>([^<]*)<\/loc>/g)) found(decodeHtml(m[1]!), `${origin}/sitemap.xml`, 'sitemap');
+      for (const m of sitemap.matchAll(/<xhtml:link rel="alternate" hreflang="[^"]*" href="([^"]*)"\/>/g)) found(decodeHtml(m[1]!), `${origin}/sitemap.xml`, 'sitemap alternate');
 
       // The Markdown of every public demo resource with a name (in both languages) and every Markdown
       // URL found above: the front matter's url and every link and image in the text.
