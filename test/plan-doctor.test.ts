@@ -6,7 +6,7 @@ import express from 'express';
 import { sql, type Kysely } from 'kysely';
 import { backends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate } from '../example-site/content-store.js';
-import { diagnosePlans, type PlanReport } from '../src/db/plan-doctor.js';
+import { diagnosePlans, type PlanReport } from '../src/content/plan-doctor.js';
 import { openDatabase } from '../src/db/connection.js';
 import type { Database } from '../src/db/schema.js';
 import { CONTRACT_RELATION_NAMES } from '../src/db/content-contract.js';

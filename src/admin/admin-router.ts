@@ -14,7 +14,7 @@ import { inspectResource } from './inspector.js';
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows, SETTING_LABELS } from './overview.js';
 import { formValues, readSettingsForm } from './settings-form.js';
 import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
-import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../db/plan-doctor.js';
+import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../content/plan-doctor.js';
 
 /** The admin pages' templates (overridable like every template of the plugin). */
 export const ADMIN_TEMPLATES = {

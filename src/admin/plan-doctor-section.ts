@@ -1,4 +1,4 @@
-import { findingText, summaryText, type PlanReport } from '../db/plan-doctor.js';
+import { findingText, summaryText, type PlanReport } from '../content/plan-doctor.js';
 
 /**
  * The admin's "Query plans" page: the plan doctor's report (`diagnosePlans`), run when the page is

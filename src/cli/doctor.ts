@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/connection.js';
 import { checkContract, contractError } from '../db/contract-check.js';
 import { bindContent, DEFAULT_TEXT_SEARCH_CONFIGURATION } from '../db/content-binding.js';
-import { DEFAULT_ANALYZE_TIMEOUT_MS, DEFAULT_PLAN_THRESHOLD, diagnosePlans, findingText, summaryText, type PlanReport } from '../db/plan-doctor.js';
+import { DEFAULT_ANALYZE_TIMEOUT_MS, DEFAULT_PLAN_THRESHOLD, diagnosePlans, findingText, summaryText, type PlanReport } from '../content/plan-doctor.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand } from './command.js';
 
 const HELP = `Usage: express-agent-discovery doctor [--database-url <url>] [options]

@@ -1,10 +1,10 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Database } from './schema.js';
-import { CONTRACT_INDEXES, CONTRACT_RELATION_NAMES, type ContractIndex, type ContractRelationName } from './content-contract.js';
+import type { Database } from '../db/schema.js';
+import { CONTRACT_INDEXES, CONTRACT_RELATION_NAMES, type ContractIndex, type ContractRelationName } from '../db/content-contract.js';
 import { describeNode, scannedRelation, topPlanNode, walkPlan, type PlanNode } from './plan-walk.js';
-import { compiledSearch, searchPosition } from '../content/search.js';
-import { compiledRelatedPage } from '../content/edges.js';
-import { readVisibleResource } from '../content/resource.js';
+import { compiledSearch, searchPosition } from './search.js';
+import { compiledRelatedPage } from './edges.js';
+import { readVisibleResource } from './resource.js';
 
 /**
  * The plan doctor: `EXPLAIN` of the plugin's hot statements against the live schema, flagging what
