@@ -121,8 +121,12 @@ export interface AgentDiscoveryOptions {
     | undefined;
   /** The licence of the API description, as OpenAPI's License Object (`url` or `identifier`, not both). @default none */
   apiLicense?: { name: string; url?: string | undefined; identifier?: string | undefined } | undefined;
-  /** `true` or `{ path }` turns on the read-only MCP endpoint at `/mcp` (or `path`). @default false */
-  mcp?: boolean | { path?: string | undefined } | undefined;
+  /**
+   * `true` or `{ path, allowedOrigins }` turns on the read-only MCP endpoint at `/mcp` (or `path`).
+   * A request carrying an `Origin` header is served only from the site's own origin or one of
+   * `allowedOrigins` (origins such as `"https://app.example.org"`); other origins get 403. @default false
+   */
+  mcp?: boolean | { path?: string | undefined; allowedOrigins?: string[] | undefined } | undefined;
   /** Full-text search (`text=`) on the contract's `fts` column. */
   textSearch?:
     | {

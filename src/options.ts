@@ -79,7 +79,20 @@ export { DEFAULT_TEXT_SEARCH_CONFIGURATION };
 /** The last segment of the MCP server's ARD identifier and server-card name. */
 export const MCP_ARD_NAME = 'mcp';
 
-/** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path }`. */
+/**
+ * An origin a browser sends (`https://app.example.org`, `http://localhost:6274`): scheme, host and
+ * optional port, nothing after (a lone trailing slash is dropped); resolved to its serialized form.
+ */
+const webOrigin = z
+  .string()
+  .refine((s) => {
+    if (!URL.canParse(s)) return false;
+    const u = new URL(s);
+    return /^https?:$/.test(u.protocol) && !u.username && !u.password && u.pathname === '/' && !/[?#]/.test(s);
+  }, 'expected an origin such as "https://app.example.org" (scheme, host and port only)')
+  .transform((s) => new URL(s).origin);
+
+/** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path, allowedOrigins }`. */
 const mcpOption = z
   .union([
     z.boolean(),
@@ -90,11 +103,16 @@ const mcpOption = z
           .regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'expected an absolute path such as "/mcp" (no trailing slash, query or fragment)')
           .refine((p) => !/^\/(?:\.well-known|api\/agent|agent)(?:\/|$)/.test(p) && !p.split('/').some((seg) => seg === '.' || seg === '..'), 'must not be under /.well-known, /api/agent or /agent')
           .optional(),
+        allowedOrigins: z.array(webOrigin).optional(),
       })
       .strict(),
-  ], { error: 'expected true, false or { path }' })
+  ], { error: 'expected true, false or { path, allowedOrigins }' })
   .default(false)
-  .transform((v): false | { path: string } => (v === false ? false : { path: (v === true ? undefined : v.path) ?? DEFAULT_MCP_PATH }));
+  .transform((v): false | { path: string; allowedOrigins: readonly string[] } => {
+    if (v === false) return false;
+    const o = v === true ? {} : v;
+    return { path: o.path ?? DEFAULT_MCP_PATH, allowedOrigins: Object.freeze([...new Set(o.allowedOrigins ?? [])]) };
+  });
 
 /** The options schema. Every option and its default is listed in the README's options table. */
 export const optionsSchema = z

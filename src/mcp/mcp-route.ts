@@ -6,6 +6,7 @@ import { classifyError } from '../http/errors.js';
 import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { createMcpFace } from './mcp-server.js';
+import { mcpOriginAllowed } from './mcp-origin.js';
 import { mountServerCard } from './server-card-route.js';
 
 /** The largest JSON-RPC request body accepted (tool arguments are a few hundred bytes). */
@@ -27,13 +28,21 @@ function internalJsonRpcError(ctx: AgentContext, req: Request, res: Response, er
 
 /**
  * Mounts the MCP endpoint (Streamable HTTP, stateless, JSON responses: one server and transport per
- * POST) and its server card at `<path>/server-card` (and the older well-known aliases).
+ * POST; requests with a foreign `Origin` refused with 403) and its server card at `<path>/server-card` (and the older well-known aliases).
  * The endpoint never reads the session: tools see only their arguments and the public base URL.
  */
 export function mountMcp(router: Router, ctx: AgentContext, path: string): void {
   const face = createMcpFace(ctx);
   const parseJson = express.json({ limit: MAX_REQUEST_BYTES });
+  const allowedOrigins = new Set(ctx.options.mcp ? ctx.options.mcp.allowedOrigins : []);
 
+  // First, on every method: a browser's request from an origin that is not allowed (DNS rebinding,
+  // a foreign page) is refused before anything is read or answered.
+  router.all(path, function mcpOrigin(req: Request, res: Response, next: NextFunction) {
+    if (mcpOriginAllowed(ctx, allowedOrigins, req)) return next();
+    markPluginResponse(res);
+    jsonRpcError(res, 403, -32000, 'Forbidden: this Origin may not use the MCP endpoint');
+  });
   router.post(
     path,
     function mcpRequestBody(req: Request, res: Response, next: NextFunction) {
