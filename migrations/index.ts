@@ -3,6 +3,7 @@ import * as contentSchema from './0001_content_schema.js';
 import * as agentSettings from './0002_agent_settings.js';
 import * as externalIds from './0003_external_ids.js';
 import * as pageUrl from './0004_page_url.js';
+import * as aiPreferences from './0005_ai_preferences.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -10,14 +11,18 @@ export const migrations: Record<string, Migration> = {
   '0002_agent_settings': agentSettings,
   '0003_external_ids': externalIds,
   '0004_page_url': pageUrl,
+  '0005_ai_preferences': aiPreferences,
 };
 
 /**
  * The migrations of the plugin's own tables (its settings), as opposed to the content schema: the
  * only ones applied over a host's own content relations (views or tables of the contract's shape),
- * each with the table it creates.
+ * each with the table it touches. The first migration naming a table creates it; later ones alter it.
  */
-export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({ '0002_agent_settings': 'agent_discovery_settings' });
+export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
+  '0002_agent_settings': 'agent_discovery_settings',
+  '0005_ai_preferences': 'agent_discovery_settings',
+});
 
 /** The names of {@link OWN_MIGRATIONS}. */
 export const OWN_MIGRATION_NAMES: readonly string[] = Object.freeze(Object.keys(OWN_MIGRATIONS));

@@ -127,6 +127,17 @@ export interface AgentDiscoveryOptions {
    * `allowedOrigins` (origins such as `"https://app.example.org"`); other origins get 403. @default false
    */
   mcp?: boolean | { path?: string | undefined; allowedOrigins?: string[] | undefined } | undefined;
+  /**
+   * Serve `/robots.txt` (for a host that has none): `User-agent: *` with the crawler rules and Content
+   * Signals of the admin Settings, and the absolute `Sitemap:` when a sitemap is set. @default false
+   */
+  robotsTxt?: boolean | undefined;
+  /**
+   * Public CORS on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`,
+   * the Markdown reads): `Access-Control-Allow-Origin: *`, never credentials; preflights answered 204.
+   * @default false
+   */
+  cors?: boolean | undefined;
   /** Full-text search (`text=`) on the contract's `fts` column. */
   textSearch?:
     | {

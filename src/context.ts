@@ -8,6 +8,7 @@ import { publicBaseUrl } from './http/base-url.js';
 import { createTemplateEnvironment } from './markdown/template-environment.js';
 import { createMarkdownConverter, type MarkdownConverter } from './markdown/converter.js';
 import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
+import { readContentUsage } from './settings/ai-preferences.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
 export interface AgentContext {
@@ -22,6 +23,8 @@ export interface AgentContext {
   readonly continuations: ContinuationCodec;
   /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
   baseUrl(req: Request): string;
+  /** The `Content-Usage` value of content responses, read from the settings now; undefined when none is set. */
+  contentUsage(): Promise<string | undefined>;
 }
 
 export function createContext(options: ResolvedOptions, content: ContentDatabase): AgentContext {
@@ -33,5 +36,6 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     markdown: createMarkdownConverter({ workers: options.markdownWorkers, timeoutMs: options.budgetMs }),
     continuations: createContinuationCodec(options.continuationSecret),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
+    contentUsage: () => readContentUsage(content.db),
   });
 }

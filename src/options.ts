@@ -177,6 +177,8 @@ export const optionsSchema = z
       .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
       .optional(),
     mcp: mcpOption,
+    robotsTxt: z.boolean().default(false),
+    cors: z.boolean().default(false),
     textSearch: z
       .object({
         configuration: z

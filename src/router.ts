@@ -6,7 +6,9 @@ import { badRequest } from './http/errors.js';
 import type { OperationSpec } from './http/operations.js';
 import { API_ROBOTS, sendErrorEnvelope } from './http/representation.js';
 import { mountRoute } from './http/responder.js';
-import { operationsOf, type Route } from './http/route.js';
+import { isPublicAnswer, operationsOf, type Route } from './http/route.js';
+import { publicCors } from './http/cors.js';
+import { PATHS } from './paths.js';
 import { mountMcp } from './mcp/mcp-route.js';
 
 /** Every route of the plugin, in the order they are documented: the facade's, then the discovery documents. */
@@ -37,9 +39,15 @@ function malformedPathParameter(error: unknown, _req: Request, res: Response, ne
 export function createAgentRouter(ctx: AgentContext): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const table = routeTable(ctx);
+  // With `cors`: the public answers of the table (its policy says so), and below, every other
+  // path under /api/agent/ (its JSON 404).
+  if (ctx.options.cors) {
+    for (const route of table.filter((r) => isPublicAnswer(r.policy))) router.all(route.path.expressPath, publicCors);
+  }
   for (const route of table) mountRoute(router, ctx, route);
   mountNegotiations(router, ctx);
   if (ctx.options.mcp) mountMcp(router, ctx, ctx.options.mcp.path);
+  if (ctx.options.cors) router.use(PATHS.apiRoot.template, publicCors);
   // Last of the routes: every unknown path under /api/agent/ gets a JSON 404.
   mountUnknownApiPath(router, () => operationsOf(table));
   router.use(malformedPathParameter);

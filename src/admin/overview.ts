@@ -16,6 +16,10 @@ export const SETTING_LABELS: Record<SettingName, string> = {
   noindex: 'Site noindex',
   sitemapUrl: 'Sitemap URL',
   llmsNotes: 'llms.txt notes',
+  contentSignalSearch: 'Content Signal search',
+  contentSignalAiInput: 'Content Signal ai-input',
+  contentSignalAiTrain: 'Content Signal ai-train',
+  crawlerRules: 'Crawler rules (robots.txt)',
 };
 
 /** One row of the effective-settings table. */
@@ -30,7 +34,7 @@ export function settingRows(s: EffectiveSettings): SettingRow[] {
   const shown = (name: SettingName): string => {
     const v = s[name];
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
-    return v ?? '(none)';
+    return v ?? (name.startsWith('contentSignal') ? '(not set)' : '(none)');
   };
   return SETTING_NAMES.map((name) => ({ name, label: SETTING_LABELS[name], value: shown(name), source: s.source[name] }));
 }
@@ -44,6 +48,7 @@ function documents(ctx: AgentContext): { path: string; type: string }[] {
     { path: PATHS.apiCatalog.url(), type: MEDIA.linkset },
     { path: PATHS.ard.url(), type: MEDIA.ard },
     { path: PATHS.apiRoot.url(), type: 'application/json' },
+    ...(ctx.options.robotsTxt ? [{ path: PATHS.robotsTxt.url(), type: 'text/plain' }] : []),
     ...(ctx.options.mcp ? [{ path: PATHS.mcpServerCard(ctx.options.mcp.path).url(), type: MEDIA.mcpServerCard }] : []),
   ];
 }

@@ -43,6 +43,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     );
   }
   const own = state.owner === 'host';
+  const wanted = new Set([...state.applied, ...state.pending].filter((name) => OWN_MIGRATION_NAMES.includes(name)));
   // The record lives in the first schema of the search path, named explicitly: Kysely looks for an
   // existing record in every schema, and would take another schema's for this one's.
   const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS "schema"`.execute(db);
@@ -50,7 +51,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     db,
     ...(rows[0]?.schema ? { migrationTableSchema: rows[0].schema } : {}),
     provider: {
-      getMigrations: async () => (own ? Object.fromEntries(Object.entries(migrations).filter(([name]) => OWN_MIGRATION_NAMES.includes(name))) : migrations),
+      // Over a host schema: the own migrations recorded or pending (a table there without its record is not created again).
+      getMigrations: async () => (own ? Object.fromEntries(Object.entries(migrations).filter(([name]) => wanted.has(name))) : migrations),
     },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,

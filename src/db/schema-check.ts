@@ -29,6 +29,18 @@ export interface SchemaState {
   readonly pending: string[];
   /** The plugin's own tables missing although their migration is recorded (dropped since). */
   readonly droppedOwnTables: readonly string[];
+  /** The migrations the record lists. */
+  readonly applied: readonly string[];
+}
+
+/**
+ * Whether `name` is the own migration that creates its table (the first naming it): over a host
+ * schema, that table existing without the record counts as the migration applied. A later migration
+ * of the same table alters it, so the table's presence says nothing about it.
+ */
+function createsOwnTable(name: string): boolean {
+  const table = OWN_MIGRATIONS[name];
+  return table !== undefined && Object.keys(OWN_MIGRATIONS).find((n) => OWN_MIGRATIONS[n] === table) === name;
 }
 
 /**
@@ -40,7 +52,7 @@ export interface SchemaState {
  * ```
  */
 export async function schemaState(db: Kysely<any>, known: readonly string[] = MIGRATION_NAMES): Promise<SchemaState> {
-  const ownTables = Object.values(OWN_MIGRATIONS);
+  const ownTables = [...new Set(Object.values(OWN_MIGRATIONS))];
   const { rows } = await sql<{ rel: string; present: boolean; record: boolean }>`
     SELECT r.rel AS "rel", to_regclass(r.rel) IS NOT NULL AS "present", to_regclass(${MIGRATION_TABLE}) IS NOT NULL AS "record"
     FROM unnest(${sql.raw(`ARRAY[${[...CONTRACT_RELATION_NAMES, ...ownTables].map((n) => `'${n}'`).join(', ')}]`)}::text[]) AS r(rel)`.execute(db);
@@ -59,16 +71,20 @@ export async function schemaState(db: Kysely<any>, known: readonly string[] = MI
       : present.length === 0
         ? 'none'
         : 'partial';
-  // Over a host schema only the plugin's own tables are wanted; one that exists without its record
-  // (a host that moved the record) counts as there.
+  // Over a host schema only the plugin's own tables are wanted; one that exists without the record
+  // of the migration creating it (a host that moved the record) counts as created, never as altered.
   const pending =
     owner === 'host'
-      ? known.filter((name) => name in OWN_MIGRATIONS && !applied.has(name) && !ownTableExists(name))
+      ? known.filter((name) => name in OWN_MIGRATIONS && !applied.has(name) && !(createsOwnTable(name) && ownTableExists(name)))
       : known.filter((name) => !applied.has(name));
-  const droppedOwnTables = Object.entries(OWN_MIGRATIONS)
-    .filter(([name]) => applied.has(name) && !ownTableExists(name))
-    .map(([, table]) => table);
-  return { owner, present, missing, pending, droppedOwnTables };
+  const droppedOwnTables = [
+    ...new Set(
+      Object.entries(OWN_MIGRATIONS)
+        .filter(([name]) => applied.has(name) && !ownTableExists(name))
+        .map(([, table]) => table),
+    ),
+  ];
+  return { owner, present, missing, pending, droppedOwnTables, applied: [...applied] };
 }
 
 /** The way to create the schema for this kind of database. */
@@ -107,7 +123,9 @@ export async function assertContentSchema(
     owner === 'none'
       ? 'the content schema is missing from this database (no table rsc)'
       : owner === 'host'
-        ? 'the content relations are the host\'s own, but the plugin\'s own settings table is missing (over a host schema, `migrate` creates only that)'
+        ? pending.some(createsOwnTable)
+          ? 'the content relations are the host\'s own, but the plugin\'s own settings table is missing (over a host schema, `migrate` changes only the plugin\'s own tables)'
+          : 'the content relations are the host\'s own, and the plugin\'s own settings table is older than this version of the package (over a host schema, `migrate` changes only the plugin\'s own tables)'
         : 'the content schema is older than this version of the package';
   throw new Error(`express-agent-discovery: ${problem}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
 }

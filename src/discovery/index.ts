@@ -11,6 +11,7 @@ import { createEntityNegotiation } from './entity-negotiation.js';
 import { llmsTxtBody, llmsTxtRoute } from './llms-txt-route.js';
 import { openapiRoute } from './openapi-route.js';
 import { createHomeNegotiation } from './page-negotiation.js';
+import { robotsTxtRoute } from './robots-txt-route.js';
 
 export { createLinkMiddleware } from './link-middleware.js';
 export { createSetResourceHeaders, createResourceLinks, type PageOptions, type ResourceLinksParams } from './resource-links.js';
@@ -22,11 +23,19 @@ export { documentRoute } from './document-route.js';
 
 /**
  * The discovery documents: `/openapi.json`, `/.well-known/api-catalog`, `/llms.txt`,
- * `/.well-known/ard.json` and its legacy twin `/.well-known/ai-catalog.json`, and `/api-help`
- * (GET and HEAD, 405 otherwise). No other `/.well-known/*` path is answered.
+ * `/.well-known/ard.json` and its legacy twin `/.well-known/ai-catalog.json`, `/api-help`, and
+ * `/robots.txt` with the `robotsTxt` option (GET and HEAD, 405 otherwise). No other
+ * `/.well-known/*` path is answered.
  */
 export function discoveryRoutes(options: ResolvedOptions, operations: () => readonly OperationSpec[]): Route<AgentContext>[] {
-  return [openapiRoute(options, operations), apiCatalogRoute(), llmsTxtRoute(), ...ardRoutes(options), apiHelpRoute(options, operations)];
+  return [
+    openapiRoute(options, operations),
+    apiCatalogRoute(),
+    llmsTxtRoute(),
+    ...ardRoutes(options),
+    apiHelpRoute(options, operations),
+    ...(options.robotsTxt ? [robotsTxtRoute()] : []),
+  ];
 }
 
 /**

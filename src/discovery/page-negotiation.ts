@@ -11,6 +11,7 @@ import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink } from './link-format.js';
 import {
   normalizeResourceRef,
+  pageContentUsage,
   pageLinks,
   requestPageLanguage,
   type PageOptions,
@@ -21,10 +22,11 @@ import {
  * `sendMarkdownIfPreferred(req, res, id, { language })`: Markdown on a page URL. Sets `Vary: Accept`;
  * when the request (GET or HEAD) prefers `text/markdown` over `text/html` and the resource is
  * anonymous-visible, answers with the resource's Markdown in the page's language (the same body as its
- * Markdown URL, which is sent as `Content-Location`), the page's Link values, `private` caching and a
- * strong ETag, and resolves `true`. Otherwise it sends nothing and resolves `false`: the host serves
- * its page (private, unpublished or missing resources, a database that is down or over budget, a body
- * over `maxBodyBytes`, an unexpected error, which is reported through `onError`).
+ * Markdown URL, which is sent as `Content-Location`), the page's Link values and `Content-Usage`,
+ * `private` caching and a strong ETag, and resolves `true`. Otherwise it sends nothing and resolves
+ * `false`: the host serves its page (private, unpublished or missing resources, a database that is
+ * down or over budget, a body over `maxBodyBytes`, an unexpected error, which is reported through
+ * `onError`).
  */
 export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIfPreferred {
   return async function sendMarkdownIfPreferred(req: Request, res: Response, id: number | string, page: PageOptions = {}): Promise<boolean> {
@@ -42,12 +44,14 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
     }
     try {
       // The page's links are read alongside (a second connection of a pool works in parallel).
-      const [markdown, links] = await Promise.all([
+      const [markdown, links, usage] = await Promise.all([
         withBudget(ctx.options.budgetMs, () => markdownRepresentation(ctx, ref, language, base)),
         pageLinks(ctx, req, ref, language),
+        pageContentUsage(ctx, req),
       ]);
       if (!markdown || res.headersSent) return false;
       if (links.length) res.append('Link', links.map(formatAgentLink));
+      if (usage) res.setHeader('Content-Usage', usage);
       sendRepresentation(req, res, {
         body: markdown.body,
         contentType: MARKDOWN_CONTENT_TYPE,

@@ -94,17 +94,32 @@ function languageVersions(options: ResolvedOptions, r: PageExposure): { language
   return languages.map((language) => ({ language, url: pageUrlOf(options.pageUrl, r, language, r.category) }));
 }
 
+/**
+ * The `Content-Usage` value of a page (the operator's AI usage preferences, read now), or undefined
+ * when none is set. Like the links, a failure costs the header, never the page.
+ */
+export async function pageContentUsage(ctx: AgentContext, req: Request): Promise<string | undefined> {
+  try {
+    return await withBudget(ctx.options.budgetMs, () => ctx.contentUsage());
+  } catch (error) {
+    if (!classifyError(error)) reportUnexpected(ctx, req, error);
+    return undefined;
+  }
+}
+
 export type SetResourceHeaders = (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<void>;
 export type SendMarkdownIfPreferred = (req: Request, res: Response, id: number | string, page?: PageOptions) => Promise<boolean>;
 
 /**
  * `setResourceHeaders(req, res, id, { language })` for custom controllers: appends the page's links
- * to `Link`.
+ * to `Link`, and sets `Content-Usage` when the operator set AI usage preferences.
  */
 export function createSetResourceHeaders(ctx: AgentContext): SetResourceHeaders {
   return async function setResourceHeaders(req: Request, res: Response, id: number | string, page: PageOptions = {}): Promise<void> {
-    const links = await pageLinks(ctx, req, id, requestPageLanguage(ctx.options, req, page.language));
-    if (links.length && !res.headersSent) res.append('Link', links.map(formatAgentLink));
+    const [links, usage] = await Promise.all([pageLinks(ctx, req, id, requestPageLanguage(ctx.options, req, page.language)), pageContentUsage(ctx, req)]);
+    if (res.headersSent) return;
+    if (links.length) res.append('Link', links.map(formatAgentLink));
+    if (usage) res.setHeader('Content-Usage', usage);
   };
 }
 

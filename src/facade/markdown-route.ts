@@ -6,7 +6,7 @@ import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { notFound } from '../http/errors.js';
 import { MARKDOWN_CONTENT_TYPE } from '../http/representation.js';
-import { API_READ } from '../http/route.js';
+import { CONTENT_READ } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { facadeRoute } from './facade-route.js';
@@ -84,7 +84,7 @@ export function markdownRoute(options: ResolvedOptions) {
     params: resourcePath,
     query: resourceQuery(options),
     response: { kind: 'text', contentType: MARKDOWN_CONTENT_TYPE },
-    policy: API_READ,
+    policy: CONTENT_READ,
     doc: {
       operationId: 'readResourceMarkdown',
       summary: 'Read one resource as Markdown',

@@ -8,7 +8,7 @@ import { resourceExposure } from '../content/visibility.js';
 import { notFound } from '../http/errors.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../http/parameters.js';
-import { API_READ } from '../http/route.js';
+import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
 import { resourcePath } from './resource-route.js';
 import { pagedResult, relatedItem } from './result-schemas.js';
@@ -68,7 +68,7 @@ export function relatedRoute(options: ResolvedOptions) {
     params: resourcePath,
     query: withCandidateBound(relatedQuery(options)),
     response: { kind: 'envelope', result: relatedResult },
-    policy: API_READ,
+    policy: CONTENT_READ,
     doc: {
       operationId: 'listRelated',
       summary: 'Follow one hop of outgoing or incoming relationships',

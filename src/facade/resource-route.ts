@@ -7,7 +7,7 @@ import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { categoryReference, toIso } from '../content/summaries.js';
 import { notFound } from '../http/errors.js';
 import { languageParam, resourceRef } from '../http/parameters.js';
-import { API_READ } from '../http/route.js';
+import { CONTENT_READ } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { facadeRoute } from './facade-route.js';
 import { composeResourceContent } from './resource-content.js';
@@ -90,7 +90,7 @@ export function resourceRoute(options: ResolvedOptions) {
     params: resourcePath,
     query: resourceQuery(options),
     response: { kind: 'envelope', result: resourceRead },
-    policy: API_READ,
+    policy: CONTENT_READ,
     doc: {
       operationId: 'readResource',
       summary: 'Read one resource',

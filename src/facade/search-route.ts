@@ -7,7 +7,7 @@ import { resolveCategory, searchPosition, searchResources, type SearchSort } fro
 import { badRequest } from '../http/errors.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
 import { calendarDate, dayStart, idOrName, languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
-import { API_READ } from '../http/route.js';
+import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
 import { pagedResult, resourceSummary } from './result-schemas.js';
 import { summaryItem } from './summary-item.js';
@@ -69,7 +69,7 @@ export function searchRoute(options: ResolvedOptions) {
     params: undefined,
     query: withCandidateBound(searchQuery(options)),
     response: { kind: 'envelope', result: searchResult },
-    policy: API_READ,
+    policy: CONTENT_READ,
     doc: {
       operationId: 'searchResources',
       summary: 'Browse or full-text search public resources',

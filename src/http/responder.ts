@@ -65,19 +65,25 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
 
 /**
  * The one responder of every plugin route: marks the response as the plugin's, adds the robots
- * header the policy asks for, runs the route under the time budget and answers under its policy;
- * every error becomes the error envelope with `no-store` (an unexpected fault is `500 internal_error`,
- * reported through `onError`).
+ * header the policy asks for, runs the route under the time budget and answers under its policy
+ * (a content answer with `Content-Usage` when the operator set preferences, read alongside the
+ * route); every error becomes the error envelope with `no-store` (an unexpected fault is `500
+ * internal_error`, reported through `onError`).
  */
 export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined>): RequestHandler {
+  const contentUsage = route.policy.contentUsage ? ctx.contentUsage : undefined;
   return async function routeResponder(req: Request, res: Response) {
     markPluginResponse(res);
     if (route.policy.noindex) res.setHeader('X-Robots-Tag', API_ROBOTS);
     try {
       const call = callFromRequest(req, route.policy.absoluteUrls ? ctx.baseUrl(req) : () => ctx.baseUrl(req));
-      const output = await withBudget(ctx.options.budgetMs, () => runRoute(route, ctx, call, pathParams(req, route), req));
+      const [output, usage] = await withBudget(ctx.options.budgetMs, () =>
+        Promise.all([runRoute(route, ctx, call, pathParams(req, route), req), contentUsage?.()]),
+      );
+      if (usage) res.setHeader('Content-Usage', usage);
       sendOutput(req, res, route, output, ctx.options.maxBodyBytes);
     } catch (error) {
+      if (!res.headersSent) res.removeHeader('Content-Usage');
       answerRouteError(ctx, req, res, error);
     }
   };

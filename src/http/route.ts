@@ -25,14 +25,26 @@ export interface RoutePolicy {
    * anything else; without, the base is worked out only if the handler asks for it.
    */
   readonly absoluteUrls: boolean;
+  /** The answer is the site's content: it carries the operator's AI usage preferences (`Content-Usage`) when any is set. */
+  readonly contentUsage: boolean;
 }
 
-/** The policy of the facade's reads. */
-export const API_READ: RoutePolicy = Object.freeze({ cache: 'content', sizeBound: true, noindex: true, absoluteUrls: true });
-/** The policy of the discovery documents (llms.txt, OpenAPI, the API catalog, ARD, API help, server cards). */
-export const DISCOVERY_DOCUMENT: RoutePolicy = Object.freeze({ cache: 'discovery', sizeBound: false, noindex: false, absoluteUrls: true });
+/** The policy of the facade's reads of the API and its vocabulary. */
+export const API_READ: RoutePolicy = Object.freeze({ cache: 'content', sizeBound: true, noindex: true, absoluteUrls: true, contentUsage: false });
+/** The policy of the facade's reads of content (search, a resource as JSON or Markdown, related lists). */
+export const CONTENT_READ: RoutePolicy = Object.freeze({ ...API_READ, contentUsage: true });
+/** The policy of the discovery documents (llms.txt, OpenAPI, the API catalog, ARD, API help, robots.txt, server cards). */
+export const DISCOVERY_DOCUMENT: RoutePolicy = Object.freeze({ cache: 'discovery', sizeBound: false, noindex: false, absoluteUrls: true, contentUsage: false });
 /** The policy of reads answered with the caller's own permissions. */
-export const PER_CALLER_READ: RoutePolicy = Object.freeze({ cache: 'perCaller', sizeBound: false, noindex: true, absoluteUrls: false });
+export const PER_CALLER_READ: RoutePolicy = Object.freeze({ cache: 'perCaller', sizeBound: false, noindex: true, absoluteUrls: false, contentUsage: false });
+
+/**
+ * Whether a route's answers are public: the same for every caller and never depending on a
+ * credential (every policy but the per-caller one), so `cors` lets any origin read them.
+ */
+export function isPublicAnswer(policy: RoutePolicy): boolean {
+  return policy.cache !== 'perCaller';
+}
 
 /** A text answer of the route's own media type, with optional extra headers (`Content-Language`). */
 export interface TextBody {

@@ -3,6 +3,7 @@ import type { ResolvedOptions } from '../options.js';
 import type { SiteNoindex } from '../content/visibility.js';
 import { hasSettingsTable, readStoredSettings } from './settings-store.js';
 import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
+import { DEFAULT_CRAWLER_RULES } from './crawler-rules.js';
 
 /** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
 export type SettingSource = 'database' | 'options' | 'default';
@@ -13,6 +14,12 @@ export interface EffectiveSettings {
   noindex: boolean;
   sitemapUrl: string | undefined;
   llmsNotes: string | undefined;
+  /** The Content Signals (undefined: not set; there are no options for them). */
+  contentSignalSearch: boolean | undefined;
+  contentSignalAiInput: boolean | undefined;
+  contentSignalAiTrain: boolean | undefined;
+  /** The `Allow:`/`Disallow:` lines of the plugin's robots.txt (default `Allow: /`). */
+  crawlerRules: string;
   source: Record<SettingName, SettingSource>;
   /** False when the database has no settings table (only the options apply). */
   table: boolean;
@@ -35,7 +42,16 @@ export async function effectiveSettings(ctx: AgentContext): Promise<EffectiveSet
 
 /** The settings in force given what the table holds: each stored value, else the factory option, else the built-in default. */
 export function mergeSettings(o: ResolvedOptions, table: boolean, stored: StoredSettings): EffectiveSettings {
-  const fromOptions: Record<SettingName, unknown> = { description: o.description, noindex: o.noindex ? true : undefined, sitemapUrl: o.sitemapUrl, llmsNotes: o.llmsNotes };
+  const fromOptions: Record<SettingName, unknown> = {
+    description: o.description,
+    noindex: o.noindex ? true : undefined,
+    sitemapUrl: o.sitemapUrl,
+    llmsNotes: o.llmsNotes,
+    contentSignalSearch: undefined,
+    contentSignalAiInput: undefined,
+    contentSignalAiTrain: undefined,
+    crawlerRules: undefined,
+  };
   const source = Object.fromEntries(
     SETTING_NAMES.map((name) => [name, stored[name] !== null ? 'database' : fromOptions[name] !== undefined ? 'options' : 'default']),
   ) as Record<SettingName, SettingSource>;
@@ -44,6 +60,10 @@ export function mergeSettings(o: ResolvedOptions, table: boolean, stored: Stored
     noindex: stored.noindex ?? o.noindex,
     sitemapUrl: stored.sitemapUrl !== null ? present(stored.sitemapUrl) : o.sitemapUrl,
     llmsNotes: stored.llmsNotes !== null ? present(stored.llmsNotes) : o.llmsNotes,
+    contentSignalSearch: stored.contentSignalSearch ?? undefined,
+    contentSignalAiInput: stored.contentSignalAiInput ?? undefined,
+    contentSignalAiTrain: stored.contentSignalAiTrain ?? undefined,
+    crawlerRules: present(stored.crawlerRules) ?? DEFAULT_CRAWLER_RULES,
     source,
     table,
     stored,

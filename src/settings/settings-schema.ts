@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatCrawlerRules, parseCrawlerRules } from './crawler-rules.js';
 
 /**
  * The settings an administrator can change at run time, as stored in `agent_discovery_settings`:
@@ -10,13 +11,28 @@ export interface StoredSettings {
   noindex: boolean | null;
   sitemapUrl: string | null;
   llmsNotes: string | null;
+  /** The Content Signals `search`, `ai-input` and `ai-train` (null: not set). */
+  contentSignalSearch: boolean | null;
+  contentSignalAiInput: boolean | null;
+  contentSignalAiTrain: boolean | null;
+  /** The `Allow:`/`Disallow:` lines of the plugin's robots.txt (null: the default `Allow: /`). */
+  crawlerRules: string | null;
 }
 
-export const SETTING_NAMES = ['description', 'noindex', 'sitemapUrl', 'llmsNotes'] as const;
+export const SETTING_NAMES = [
+  'description',
+  'noindex',
+  'sitemapUrl',
+  'llmsNotes',
+  'contentSignalSearch',
+  'contentSignalAiInput',
+  'contentSignalAiTrain',
+  'crawlerRules',
+] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
 /** The limits of the stored values (the same as the factory options'). */
-export const SETTING_LIMITS = { description: 1000, sitemapUrl: 2000, llmsNotes: 2000 } as const;
+export const SETTING_LIMITS = { description: 1000, sitemapUrl: 2000, llmsNotes: 2000, crawlerRules: 4000 } as const;
 
 /** Control characters other than tab, line feed and carriage return. */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
@@ -38,6 +54,16 @@ const sitemapUrl = text('sitemap URL', SETTING_LIMITS.sitemapUrl)
     { message: 'sitemap URL must be a path on this site (/sitemap.xml) or an http(s) URL' },
   );
 
+/** `Allow:`/`Disallow:` lines, checked line by line and stored one rule a line; none is null (the default). */
+const crawlerRules = text('crawler rules', SETTING_LIMITS.crawlerRules).transform((s, ctx) => {
+  const parsed = parseCrawlerRules(s);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  return parsed.rules.length ? formatCrawlerRules(parsed.rules) : null;
+});
+
 /** Validates the values to store; each message names the field. */
 export const storedSettingsSchema = z
   .object({
@@ -45,6 +71,10 @@ export const storedSettingsSchema = z
     noindex: z.boolean().nullable(),
     sitemapUrl: sitemapUrl.nullable(),
     llmsNotes: text('llms.txt notes', SETTING_LIMITS.llmsNotes).nullable(),
+    contentSignalSearch: z.boolean().nullable(),
+    contentSignalAiInput: z.boolean().nullable(),
+    contentSignalAiTrain: z.boolean().nullable(),
+    crawlerRules: crawlerRules.nullable(),
   })
   .strict();
 

@@ -1,0 +1,23 @@
+import { PATHS } from '../paths.js';
+import { resolveOnBase } from '../http/urls.js';
+import { contentSignalsOf } from '../settings/ai-preferences.js';
+import { effectiveSettings } from '../settings/effective-settings.js';
+import { documentRoute } from './document-route.js';
+import { buildRobotsTxt } from './robots-txt.js';
+
+/**
+ * `GET /robots.txt` (only with the `robotsTxt` option): the crawler rules and Content Signals of the
+ * admin Settings and the absolute sitemap URL, read on every request.
+ */
+export function robotsTxtRoute() {
+  return documentRoute(PATHS.robotsTxt, 'text/plain; charset=utf-8', async (ctx, base) => {
+    const settings = await effectiveSettings(ctx);
+    return {
+      body: buildRobotsTxt({
+        rules: settings.crawlerRules,
+        signals: contentSignalsOf(settings.stored),
+        sitemapUrl: settings.sitemapUrl ? resolveOnBase(base, settings.sitemapUrl) : undefined,
+      }),
+    };
+  });
+}

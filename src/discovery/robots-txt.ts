@@ -1,0 +1,37 @@
+import { contentSignalValue, contentUsageValue, type ContentSignals } from '../settings/ai-preferences.js';
+
+/** What robots.txt says: the crawler rules, the AI usage preferences and the sitemap. */
+export interface RobotsTxtInput {
+  /** `Allow:`/`Disallow:` lines, one rule a line (validated when stored). */
+  readonly rules: string;
+  readonly signals: ContentSignals;
+  /** The sitemap's absolute URL, when one is configured. */
+  readonly sitemapUrl?: string | undefined;
+}
+
+/**
+ * A robots.txt (RFC 9309) of one group for every crawler: the Content Signals and the same
+ * preferences as an aipref `Content-Usage` rule (only those set; crawlers ignore rules they do not
+ * know), the crawler rules, then the sitemap.
+ *
+ * ```text
+ * User-agent: *
+ * Content-Signal: search=yes, ai-input=yes, ai-train=no
+ * Content-Usage: search=y, ai-use=y, train-ai=n
+ * Allow: /
+ *
+ * Sitemap: https://example.org/sitemap.xml
+ * ```
+ */
+export function buildRobotsTxt(input: RobotsTxtInput): string {
+  const signal = contentSignalValue(input.signals);
+  const usage = contentUsageValue(input.signals);
+  return [
+    'User-agent: *',
+    ...(signal ? [`Content-Signal: ${signal}`] : []),
+    ...(usage ? [`Content-Usage: ${usage}`] : []),
+    ...input.rules.split('\n'),
+    ...(input.sitemapUrl ? ['', `Sitemap: ${input.sitemapUrl}`] : []),
+    '',
+  ].join('\n');
+}

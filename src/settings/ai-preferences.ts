@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { StoredSettings } from './settings-schema.js';
+import { readStoredSettings } from './settings-store.js';
+
+/**
+ * The operator's AI usage preferences, set on the admin page: the three Content Signals of
+ * robots.txt (`search`, `ai-input`, `ai-train`, each yes, no or not set), also sent as the IETF
+ * aipref `Content-Usage` header on content responses.
+ */
+
+/** What each Content Signal is, as stored (`null`: not set). */
+export interface ContentSignals {
+  readonly search: boolean | null;
+  readonly 'ai-input': boolean | null;
+  readonly 'ai-train': boolean | null;
+}
+
+export type ContentSignalName = keyof ContentSignals;
+
+/** The Content Signals in the order robots.txt lists them. */
+export const CONTENT_SIGNAL_NAMES: readonly ContentSignalName[] = ['search', 'ai-input', 'ai-train'];
+
+/**
+ * Each Content Signal's category in the aipref vocabulary: `search` is Search, `ai-input` (input to an
+ * AI model at answer time: grounding, retrieval) is AI Use, `ai-train` (training or fine-tuning) is
+ * AI Training.
+ */
+export const AIPREF_LABELS: Readonly<Record<ContentSignalName, string>> = Object.freeze({ search: 'search', 'ai-input': 'ai-use', 'ai-train': 'train-ai' });
+
+const setSignals = (signals: ContentSignals) => CONTENT_SIGNAL_NAMES.filter((name) => signals[name] !== null);
+
+/**
+ * The `Content-Signal:` value of robots.txt (Cloudflare's Content Signals), only the signals set;
+ * undefined when none is.
+ *
+ * ```ts
+ * contentSignalValue({ search: true, 'ai-input': null, 'ai-train': false }) // 'search=yes, ai-train=no'
+ * ```
+ */
+export function contentSignalValue(signals: ContentSignals): string | undefined {
+  const set = setSignals(signals);
+  return set.length ? set.map((name) => `${name}=${signals[name] ? 'yes' : 'no'}`).join(', ') : undefined;
+}
+
+/**
+ * The same preferences as an aipref usage preference (a structured-field Dictionary of `y`/`n`
+ * tokens): the `Content-Usage` header's value and robots.txt's `Content-Usage:` rule; undefined when
+ * none is set.
+ *
+ * ```ts
+ * contentUsageValue({ search: true, 'ai-input': null, 'ai-train': false }) // 'search=y, train-ai=n'
+ * ```
+ */
+export function contentUsageValue(signals: ContentSignals): string | undefined {
+  const set = setSignals(signals);
+  return set.length ? set.map((name) => `${AIPREF_LABELS[name]}=${signals[name] ? 'y' : 'n'}`).join(', ') : undefined;
+}
+
+/** The Content Signals a settings row holds (each `null` when not set). */
+export function contentSignalsOf(stored: StoredSettings): ContentSignals {
+  return { search: stored.contentSignalSearch, 'ai-input': stored.contentSignalAiInput, 'ai-train': stored.contentSignalAiTrain };
+}
+
+/**
+ * The `Content-Usage` value of content responses, read from the settings now (no cache: a change
+ * applies to the next request); undefined when no preference is set.
+ */
+export async function readContentUsage(db: Kysely<Database>): Promise<string | undefined> {
+  return contentUsageValue(contentSignalsOf((await readStoredSettings(db)).stored));
+}
