@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['cost', 'reusable-query', 'facade', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp'];
+const ALL = ['cost', 'reusable-query', 'facade', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms'];
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const chosen = names.length ? names : ALL;
