@@ -304,7 +304,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
     const unexpected = paths.filter(
-      (p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || !/^(dist\/(src|migrations)\/|templates\/|docs\/|LICENSE$|README\.md$|package\.json$)/.test(p),
+      (p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || !/^(dist\/(src|migrations)\/|templates\/|docs\/|examples\/|LICENSE$|README\.md$|package\.json$)/.test(p),
     );
     assert.deepEqual(unexpected, []);
   });
