@@ -1,15 +1,18 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Kysely } from 'kysely';
-import { localize, type Database } from '../src/index.js';
+import { ContentPushError, localize, type ContentWriter, type Database } from '../src/index.js';
 import { csrfToken, isAdmin, validCsrf, type SessionConfig } from './session.js';
 
 /**
  * The example CMS's own editor: a list of resources and an edit form (title, summary, body per
- * language, published, visibility, publication window, noindex, category). Server-rendered forms with
+ * language, published, visibility, publication window, noindex, category), saved through the
+ * plugin's push API (`agent.content.put`). Server-rendered forms with
  * a session-bound CSRF token; no JavaScript. Anyone but the administrator gets the site's 404.
  */
 export function createResourceAdmin(o: {
   db: Kysely<Database>;
+  /** The plugin's push API (`agent.content`): every save goes through it. */
+  content: ContentWriter;
   session: SessionConfig;
   languages: readonly string[];
   render: (req: Request, res: Response, view: string, vars: Record<string, unknown>) => Promise<void>;
@@ -120,23 +123,43 @@ export function createResourceAdmin(o: {
         return out;
       };
       const title = per('title');
-      await o.db
-        .updateTable('rsc')
-        .set({
-          title: JSON.stringify(title),
-          summary: JSON.stringify(per('summary')),
-          body: JSON.stringify(per('body')),
+      const row = (await load(id))!;
+      // The CMS's save path writes through the plugin's push API (one validated transaction); `put`
+      // replaces the whole resource, so the fields this form does not edit are passed on as stored.
+      const saved = await o.content
+        .put({
+          id,
+          name: row.name,
+          category: categoryId,
+          title,
+          summary: per('summary'),
+          body: per('body'),
           language: o.languages.filter((l) => title[l] || per('body')[l]),
+          blocks: row.blocks,
+          props: row.props,
           is_published: body.is_published === 'on',
           visibility,
           publication_start: start,
           publication_end: end,
+          created: row.created,
           seo_noindex: body.seo_noindex === 'on',
-          category_id: categoryId,
-          modified: new Date(),
+          uri: row.uri,
+          license: row.license,
+          attribution: row.attribution,
+          page_url: row.page_url,
         })
-        .where('id', '=', id)
-        .execute();
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            if (error instanceof ContentPushError) return error.message.replace(/^express-agent-discovery: content\.put: /, '');
+            throw error;
+          },
+        );
+      if (saved !== undefined) {
+        res.status(400);
+        await editPage(req, res, id, saved);
+        return;
+      }
       res.redirect(303, `${req.baseUrl}/${id}?saved=1`);
     } catch (error) {
       next(error);

@@ -180,7 +180,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
 
   // The administrator's area: the site's own resource editor and the plugin's agent admin pages
   // (both answer 404 to everyone else, like any path that does not exist).
-  app.use('/admin/resources', createResourceAdmin({ db, session, languages: LANGUAGES, render: (req, res, view, vars) => render(req, res, view, vars) }));
+  app.use('/admin/resources', createResourceAdmin({ db, content: agent.content, session, languages: LANGUAGES, render: (req, res, view, vars) => render(req, res, view, vars) }));
   app.use('/admin/agent', agent.adminRouter);
 
   app.get('/login', (req, res, next) => render(req, res, 'login.njk', { pageTitle: 'Sign in', failed: req.query.failed === '1' }).catch(next));
