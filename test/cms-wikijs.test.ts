@@ -356,4 +356,15 @@ describe('examples/cms/wikijs: Wiki.js 2.x tables served through the views recip
     assert.equal((await get(`/api/agent/resource/${created!.id}`)).status, 404, 'deleted');
     assert.ok(!(await walk(`/api/agent/related/${page!.id}?direction=in&pagelen=100`)).some((i) => (i.resource ?? i).id === created!.id));
   });
+
+  it('the plan doctor finds every hot statement reading through an index on the recipe', () => {
+    // With a threshold below the recipe's row count, a sequential scan or a sort of any contract
+    // relation would be flagged (exit 1, with the index that fixes it).
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'doctor', '--database-url', databaseUrl(name), '--search-path', 'agent,public', '--text-search', 'english', '--threshold', '100'],
+      { cwd: REPO, encoding: 'utf8' },
+    );
+    assert.match(out, /All 6 statements read through indexes/);
+  });
 });
