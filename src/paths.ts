@@ -9,6 +9,10 @@ export const PATHS = {
   openapi: pathTemplate('/openapi.json'),
   apiCatalog: pathTemplate('/.well-known/api-catalog'),
   llmsTxt: pathTemplate('/llms.txt'),
+  /** The llms.txt of one public, indexable top-level category, by the reference `cat=` takes (name, else id). */
+  llmsCategory: pathTemplate('/llms/{category}.txt'),
+  /** Only with the `llmsFull` option. */
+  llmsFull: pathTemplate('/llms-full.txt'),
   /** Only with the `robotsTxt` option. */
   robotsTxt: pathTemplate('/robots.txt'),
   ard: pathTemplate('/.well-known/ard.json'),

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { Express } from 'express';
-import { buildLlmsTxt, defaultLlmsNotes } from '../src/discovery/llms-txt.js';
+import { buildLlmsTxt, defaultLlmsNotes, MAX_LLMS_TXT_BYTES } from '../src/discovery/llms-txt.js';
+import { buildCategoryLlmsTxt } from '../src/discovery/category-llms-txt.js';
 import { resolveOptions } from '../src/options.js';
-import { insertResource } from '../example-site/content-store.js';
+import { insertCategory, insertResource } from '../example-site/content-store.js';
 import { DEMO } from '../example-site/seed.js';
 import { backends } from './support/backends.js';
 import { DEMO_PLUGIN_OPTIONS, openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
@@ -103,7 +104,7 @@ for (const backend of backends) {
       assert.equal(doc.title, 'Example Site');
       assert.equal(doc.summary, 'Articles about harbours and open data.');
       assert.equal(doc.info, defaultLlmsNotes('Example Site'));
-      assert.deepEqual(Object.keys(doc.sections), ['API', 'Browse by category', 'Newest']);
+      assert.deepEqual(Object.keys(doc.sections), ['API', 'Browse by category', 'Category indexes', 'Newest']);
       for (const items of Object.values(doc.sections)) for (const i of items) assert.ok(i.url.startsWith(`${BASE}/`) && i.desc, i.url);
     });
 
@@ -171,6 +172,89 @@ for (const backend of backends) {
       const after = await request(app).get('/llms.txt');
       assert.notEqual(after.headers.etag, before.headers.etag);
       assert.equal(parseLlmsFile(after.text).sections.Newest![0]!.url, `${BASE}/agent/resource/${id}/markdown?language=en`);
+    });
+  });
+}
+
+describe('buildCategoryLlmsTxt', () => {
+  const category = { id: 3, ref: 'harbour', title: 'Harbours', summary: 'Quays and cranes.' };
+  it('follows the reference grammar: the category as H1, its summary, a paragraph, Newest and Continue', () => {
+    const doc = parseLlmsFile(buildCategoryLlmsTxt({ siteTitle: 'Site', base: BASE, category, newest: [{ id: 7, title: 'Crane', summary: 'Tall.', language: 'en' }] }));
+    assert.equal(doc.title, 'Harbours');
+    assert.equal(doc.summary, 'Quays and cranes.');
+    assert.match(doc.info!, /^Part of Site: /);
+    assert.deepEqual(Object.keys(doc.sections), ['Newest', 'Continue']);
+    assert.deepEqual(doc.sections.Newest!.map((i) => i.url), [`${BASE}/agent/resource/7/markdown?language=en`]);
+    assert.deepEqual(doc.sections.Continue!.map((i) => i.url), [`${BASE}/api/agent/search?cat=harbour&sort=newest`, `${BASE}/llms.txt`]);
+  });
+  it('stays within 64 KiB with huge titles and many resources; titles lose control and format characters', () => {
+    const huge = `Kaai\u202E\u200B\r\n${'港'.repeat(3000)}`;
+    const newest = Array.from({ length: 50 }, (_, i) => ({ id: i + 1, title: huge, summary: '岸'.repeat(3000), language: 'en' }));
+    const text = buildCategoryLlmsTxt({ siteTitle: huge, base: BASE, category: { ...category, title: huge, summary: huge }, newest });
+    assert.ok(Buffer.byteLength(text) <= MAX_LLMS_TXT_BYTES);
+    assert.doesNotMatch(text, /[\u202E\u200B\r]/);
+    const doc = parseLlmsFile(text);
+    assert.ok(doc.sections.Newest!.length >= 1 && doc.sections.Newest!.length < 50);
+    assert.equal(doc.sections.Continue!.length, 2, 'the continuation is never crowded out');
+  });
+});
+
+for (const backend of backends) {
+  describe(`/llms/{category}.txt [${backend.name}]`, () => {
+    let demo: DemoDatabase;
+    let app: Express;
+    before(async () => {
+      demo = await openDemoDatabase(backend);
+      ({ app } = await pluginApp(demo.db, { baseUrl: BASE }));
+      // A noindex and a members-only top-level category, each with a public resource.
+      await insertCategory(demo.db, { name: 'hidden_top', isNoindex: true, title: { en: 'Hidden top' } });
+      await insertResource(demo.db, { category: 'hidden_top', title: { en: 'In a noindex category' } });
+      await insertCategory(demo.db, { name: 'members_top', visibility: 'members', title: { en: 'Members top' } });
+      await insertResource(demo.db, { category: 'members_top', title: { en: 'In a members category' } });
+    });
+    after(() => demo.close());
+    const local = (url: string) => url.slice(BASE.length);
+
+    it('the root links one per listed category; each resolves, follows the grammar and lists only its own public, indexable resources', async () => {
+      const root = parseLlmsFile((await request(app).get('/llms.txt')).text);
+      const indexes = root.sections['Category indexes']!;
+      assert.deepEqual(indexes.map((i) => i.url), root.sections['Browse by category']!.map((i) => `${BASE}/llms/${new URL(i.url).searchParams.get('cat')}.txt`));
+      assert.deepEqual(indexes.map((i) => local(i.url)), ['/llms/text.txt', '/llms/person.txt', '/llms/keyword.txt', '/llms/image.txt']);
+      for (const i of indexes) {
+        const res = await request(app).get(local(i.url));
+        assert.equal(res.status, 200, i.url);
+        assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+        const doc = parseLlmsFile(res.text);
+        assert.equal(doc.title, i.title);
+        assert.ok(doc.summary && doc.info);
+        const cat = new URL(doc.sections.Continue![0]!.url).searchParams.get('cat')!;
+        const search = await request(app).get(`/api/agent/search?cat=${cat}&sort=newest&pagelen=10`).expect(200);
+        const items = search.body.result.items as { id: number; language: string }[];
+        assert.deepEqual(doc.sections.Newest!.map((n) => n.url), items.map((s) => `${BASE}/agent/resource/${s.id}/markdown?language=${s.language}`));
+        for (const link of [...doc.sections.Newest!, ...doc.sections.Continue!]) assert.equal((await request(app).get(local(link.url))).status, 200, link.url);
+        assert.doesNotMatch(res.text, /SECRET|Not for search engines|Press release|Internal notes/);
+      }
+    });
+
+    it('a noindex, members-only, vocabulary, nested or unknown category answers 404; the id of a listed one answers too', async () => {
+      for (const name of ['hidden_top', 'members_top', 'meta', 'article', DEMO.noindexCategory, 'internal_notes', 'no_such_category']) {
+        const res = await request(app).get(`/llms/${name}.txt`);
+        assert.equal(res.status, 404, name);
+      }
+      assert.equal((await request(app).get(`/llms/${await demo.id('text')}.txt`)).status, 200);
+      const { app: closed } = await pluginApp(demo.db, { baseUrl: BASE, noindex: true });
+      assert.equal((await request(closed).get('/llms/text.txt')).status, 404, 'a noindex site lists no category');
+    });
+
+    it('GET and HEAD with a strong ETag and 304; other methods 405', async () => {
+      const res = await request(app).get('/llms/text.txt').expect(200);
+      assert.match(res.headers.etag!, /^"/);
+      assert.equal(res.headers['cache-control'], 'no-cache');
+      await request(app).get('/llms/text.txt').set('If-None-Match', res.headers.etag!).set('Cache-Control', 'no-cache').expect(304);
+      const head = await request(app).head('/llms/text.txt').expect(200);
+      assert.equal(head.headers.etag, res.headers.etag);
+      const post = await request(app).post('/llms/text.txt').expect(405);
+      assert.equal(post.headers.allow, 'GET, HEAD');
     });
   });
 }

@@ -8,7 +8,7 @@ import { apiCatalogRoute } from './api-catalog-route.js';
 import { apiHelpRoute } from './api-help-route.js';
 import { ardRoutes } from './ard-routes.js';
 import { createEntityNegotiation } from './entity-negotiation.js';
-import { llmsTxtBody, llmsTxtRoute } from './llms-txt-route.js';
+import { categoryLlmsTxtRoute, llmsTxtBody, llmsTxtRoute } from './llms-txt-route.js';
 import { openapiRoute } from './openapi-route.js';
 import { createHomeNegotiation } from './page-negotiation.js';
 import { robotsTxtRoute } from './robots-txt-route.js';
@@ -22,7 +22,8 @@ export { siteLinks, resourceAlternates } from './site-links.js';
 export { documentRoute } from './document-route.js';
 
 /**
- * The discovery documents: `/openapi.json`, `/.well-known/api-catalog`, `/llms.txt`,
+ * The discovery documents: `/openapi.json`, `/.well-known/api-catalog`, `/llms.txt` and the
+ * category-scoped `/llms/{category}.txt`,
  * `/.well-known/ard.json` and its legacy twin `/.well-known/ai-catalog.json`, `/api-help`, and
  * `/robots.txt` with the `robotsTxt` option (GET and HEAD, 405 otherwise). No other
  * `/.well-known/*` path is answered.
@@ -32,6 +33,7 @@ export function discoveryRoutes(options: ResolvedOptions, operations: () => read
     openapiRoute(options, operations),
     apiCatalogRoute(),
     llmsTxtRoute(),
+    categoryLlmsTxtRoute(),
     ...ardRoutes(options),
     apiHelpRoute(options, operations),
     ...(options.robotsTxt ? [robotsTxtRoute()] : []),

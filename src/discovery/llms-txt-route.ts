@@ -1,10 +1,19 @@
+import { z } from 'zod';
 import type { AgentContext } from '../context.js';
 import { PATHS } from '../paths.js';
+import { searchResources } from '../content/search.js';
+import { notFound } from '../http/errors.js';
+import { idOrName } from '../http/parameters.js';
+import { DISCOVERY_DOCUMENT, routeDefiner } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
+import { buildCategoryLlmsTxt } from './category-llms-txt.js';
 import { documentRoute } from './document-route.js';
 import { buildLlmsTxt } from './llms-txt.js';
-import { advertisedCategories, newestResources, newestWithOptions } from './site-content.js';
+import { advertisedCategories, MAX_NEWEST, newestResources, newestWithOptions } from './site-content.js';
 import { MEDIA } from './site-links.js';
+
+const discoveryRoute = routeDefiner<AgentContext>();
 
 /** The llms.txt body for a public base: the site, its API entry points, its categories and newest resources. */
 export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<string> {
@@ -27,4 +36,30 @@ export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<stri
 /** `GET /llms.txt`. */
 export function llmsTxtRoute() {
   return documentRoute(PATHS.llmsTxt, MEDIA.llmsTxt, async (ctx, base) => ({ body: await llmsTxtBody(ctx, base) }));
+}
+
+/** The `category` of a category llms.txt path: the reference `cat=` takes (a name, else an id). */
+const categoryPath = z.object({ category: idOrName('category') });
+
+/**
+ * `GET /llms/{category}.txt`: the llms.txt of one top-level category listed by the root llms.txt
+ * (the same rule, `advertisedCategories`), by its name or id; any other category is a 404.
+ */
+export function categoryLlmsTxtRoute() {
+  return discoveryRoute({
+    path: PATHS.llmsCategory,
+    params: categoryPath,
+    query: undefined,
+    response: { kind: 'text', contentType: MEDIA.llmsTxt },
+    policy: DISCOVERY_DOCUMENT,
+    async handler({ ctx, call, params }) {
+      const options = await effectiveOptions(ctx);
+      const categories = await advertisedCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
+      const category = categories.find((c) => c.ref === params.category || c.id === params.category);
+      if (!category) throw notFound('category');
+      const limit = Math.min(options.llmsNewest, MAX_NEWEST);
+      const rows = limit ? await searchResources(ctx.db, { sort: 'newest', siteNoindex: options.noindex, categoryIds: [category.id], offset: 0, limit }) : [];
+      return { body: buildCategoryLlmsTxt({ siteTitle: options.siteTitle, base: call.base, category, newest: newestResources(rows, options) }) };
+    },
+  });
 }

@@ -28,17 +28,44 @@ const linkName = (text: string): string => boundText(oneLine(text), MAX_ITEM_TIT
 /** A URL that cannot end the Markdown link early. */
 const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 
-const item = (name: string, url: string, note: string): string =>
+/** One llms.txt list item, `- [name](url): note`: name and note on one line and bounded, the URL neutralised. */
+export const llmsItem = (name: string, url: string, note: string): string =>
   `- [${linkName(name)}](${linkUrl(url)}): ${boundText(oneLine(note), MAX_ITEM_SUMMARY_CHARS)}`;
+const item = llmsItem;
 
 const byteLength = (lines: readonly string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line, 'utf8') + 1, 0);
 
 /**
+ * Sections of list items within a byte budget (`budget` minus the lines already written, `fixed`):
+ * each section holds as many of its items as still fit, and a section with none is left out.
+ */
+export function boundedSections(budget: number, fixed: readonly string[]): (heading: string, items: readonly string[]) => string[] {
+  let room = budget - byteLength(fixed);
+  return function section(heading, items) {
+    const head = ['', `## ${heading}`, ''];
+    let left = room - byteLength(head);
+    const fitting: string[] = [];
+    for (const line of items) {
+      left -= byteLength([line]);
+      if (left < 0) break;
+      fitting.push(line);
+    }
+    if (!fitting.length) return [];
+    room -= byteLength(head) + byteLength(fitting);
+    return [...head, ...fitting];
+  };
+}
+
+/** A resource of a newest section: its title, linking its Markdown in its language, the summary cut short as the note. */
+export const newestItem = (base: string, r: NewestResource): string =>
+  item(r.title, absoluteUrl(base, PATHS.markdown.url({ id: r.id }), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter');
+
+/**
  * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
  * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
- * points, a search link per public, indexable top-level category, and the Markdown of the newest
- * public, indexable resources. Names and notes are single lines without control or format
- * characters, bounded like every list item; category and newest lines that would take the document
+ * points, a search link and the category-scoped llms.txt per public, indexable top-level category,
+ * and the Markdown of the newest public, indexable resources. Names and notes are single lines
+ * without control or format characters, bounded like every list item; category and newest lines that would take the document
  * past MAX_LLMS_TXT_BYTES are left out.
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
@@ -66,35 +93,19 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
   }
   const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
-  let budget = MAX_LLMS_TXT_BYTES - byteLength(lines) - byteLength(tail);
-  /** A section of list items, holding as many as fit in what is left of the size bound. */
-  const section = (heading: string, items: readonly string[]): string[] => {
-    const head = ['', `## ${heading}`, ''];
-    let room = budget - byteLength(head);
-    const fitting: string[] = [];
-    for (const line of items) {
-      room -= byteLength([line]);
-      if (room < 0) break;
-      fitting.push(line);
-    }
-    if (!fitting.length) return [];
-    budget -= byteLength(head) + byteLength(fitting);
-    return [...head, ...fitting];
-  };
-  lines.push(
-    ...section(
-      'Browse by category',
-      site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search.url(), { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
-    ),
+  const section = boundedSections(MAX_LLMS_TXT_BYTES, [...lines, ...tail]);
+  // Filled in order of importance (the category searches, the newest, then the category indexes);
+  // the indexes sit beside the category searches in the document.
+  const browse = section(
+    'Browse by category',
+    site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.search.url(), { cat: c.ref }), c.summary || `public resources in ${c.title}`)),
   );
-  lines.push(
-    ...section(
-      'Newest',
-      (site.newest ?? []).map((r) =>
-        item(r.title, absoluteUrl(base, PATHS.markdown.url({ id: r.id }), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter'),
-      ),
-    ),
+  const newest = section('Newest', (site.newest ?? []).map((r) => newestItem(base, r)));
+  const indexes = section(
+    'Category indexes',
+    site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.llmsCategory.url({ category: c.ref })), 'llms.txt of this category: its newest resources, and the search that continues them')),
   );
+  lines.push(...browse, ...indexes, ...newest);
   lines.push(...tail);
   return `${lines.join('\n')}\n`;
 }
