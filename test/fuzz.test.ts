@@ -272,7 +272,15 @@ for (const backend of backends) {
             failures.push(`MCP 4xx not JSON: ${what} ${res.headers['content-type']} ${res.body.slice(0, 200)}`);
           }
         }
-        if (PLUGIN_PATH.test(path) && res.status >= 400 && res.status < 500) {
+        // A 404 for a request that prefers Markdown is the Markdown 404 (where to search instead).
+        const markdown404 =
+          res.status === 404 &&
+          /^text\/markdown; charset=utf-8/.test(String(res.headers['content-type'])) &&
+          res.headers['cache-control'] === 'no-store' &&
+          res.headers['x-content-type-options'] === 'nosniff' &&
+          /markdown/i.test(String(req.headers?.['Accept'] ?? req.headers?.['accept'] ?? '')) &&
+          (req.method === 'HEAD' || res.body.startsWith('# Not found\n'));
+        if (PLUGIN_PATH.test(path) && res.status >= 400 && res.status < 500 && !markdown404) {
           const json = /^application\/json/.test(String(res.headers['content-type']));
           if (!json || res.headers['cache-control'] !== 'no-store' || res.headers['x-content-type-options'] !== 'nosniff') {
             failures.push(`not an envelope: ${what} ${res.headers['content-type']} ${res.headers['cache-control']}`);

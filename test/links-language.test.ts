@@ -90,7 +90,7 @@ for (const backend of backends) {
           // The host's own feed alternate, appended after the plugin's links, is kept, before the Markdown.
           const page = await fetchPage(`${origin}/nl/page/${welcome}`);
           const alternates = page.headerLinks.filter((l) => l.rel === 'alternate').map((l) => l.type);
-          assert.deepEqual(alternates, ['application/json', 'application/rss+xml', 'text/markdown']);
+          assert.deepEqual(alternates, ['text/html', 'text/html', 'application/json', 'application/rss+xml', 'text/markdown']);
         });
 
         it('pages that are not advertised keep no alternates in any language', async () => {

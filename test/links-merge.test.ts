@@ -156,8 +156,8 @@ describe('site-level links by the middleware', () => {
   const SITE = ['api-catalog', 'service-desc', 'service-doc', 'describedby', 'ard'];
 
   it('the home page gets them on GET and HEAD', async () => {
-    assert.deepEqual(await rels(`${plain.origin}/`), SITE);
-    assert.deepEqual(await rels(`${plain.origin}/`, 'HEAD'), SITE);
+    assert.deepEqual(await rels(`${plain.origin}/`), [...SITE, 'alternate'], 'the site links and the home page\'s Markdown alternate');
+    assert.deepEqual(await rels(`${plain.origin}/`, 'HEAD'), [...SITE, 'alternate']);
   });
   it('other pages do not, unless linkAllHtml', async () => {
     assert.deepEqual(await rels(`${plain.origin}/about`), []);
