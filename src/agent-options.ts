@@ -73,6 +73,12 @@ export interface AgentDiscoveryOptions {
   llmsNotes?: string | undefined;
   /** How many of the newest public, indexable resources llms.txt lists (0 to 50; 0 leaves the section out). @default 10 */
   llmsNewest?: number | undefined;
+  /**
+   * Serve `/llms-full.txt`: the Markdown of the newest public, indexable resources up to a byte budget
+   * (`maxBytes`, 16 KiB to 5 MiB; `true` takes 256 KiB), ending with a note on what was cut and where
+   * to continue. Built one at a time per process. @default false
+   */
+  llmsFull?: boolean | { maxBytes?: number | undefined } | undefined;
   /** Also put the site-level links on every HTML response of the host. @default false */
   linkAllHtml?: boolean | undefined;
   /** Answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML. @default true */

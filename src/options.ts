@@ -92,6 +92,19 @@ const webOrigin = z
   }, 'expected an origin such as "https://app.example.org" (scheme, host and port only)')
   .transform((s) => new URL(s).origin);
 
+/** The byte budget of `/llms-full.txt` when `llmsFull` is `true`, and its bounds. */
+export const DEFAULT_LLMS_FULL_BYTES = 256 * 1024;
+export const MIN_LLMS_FULL_BYTES = 16 * 1024;
+export const MAX_LLMS_FULL_BYTES = 5 * 1024 * 1024;
+
+/** `llmsFull`: off (default), on with the default budget, or on with `maxBytes`; resolved to `false | { maxBytes }`. */
+const llmsFullOption = z
+  .union([z.boolean(), z.object({ maxBytes: z.number().int().min(MIN_LLMS_FULL_BYTES).max(MAX_LLMS_FULL_BYTES).optional() }).strict()], {
+    error: `expected true, false or { maxBytes } (an integer from ${MIN_LLMS_FULL_BYTES} to ${MAX_LLMS_FULL_BYTES})`,
+  })
+  .default(false)
+  .transform((v): false | { maxBytes: number } => (v === false ? false : { maxBytes: (v === true ? undefined : v.maxBytes) ?? DEFAULT_LLMS_FULL_BYTES }));
+
 /** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path, allowedOrigins }`. */
 const mcpOption = z
   .union([
@@ -144,6 +157,7 @@ export const optionsSchema = z
     sitemapUrl: z.string().min(1).optional(),
     llmsNotes: z.string().trim().min(1).max(2000).optional(),
     llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST),
+    llmsFull: llmsFullOption,
     linkAllHtml: z.boolean().default(false),
     markdownHome: z.boolean().default(true),
     markdownWorkers: z.number().int().min(0).max(32).optional(),
@@ -211,6 +225,7 @@ export type OptionsMatchSchema = Assert<
     SameType<NonNullable<AgentDiscoveryOptions['ard']>, NonNullable<SchemaInput['ard']>>,
     SameType<NonNullable<AgentDiscoveryOptions['apiLicense']>, NonNullable<SchemaInput['apiLicense']>>,
     SameType<Exclude<NonNullable<AgentDiscoveryOptions['mcp']>, boolean>, Exclude<NonNullable<SchemaInput['mcp']>, boolean>>,
+    SameType<Exclude<NonNullable<AgentDiscoveryOptions['llmsFull']>, boolean>, Exclude<NonNullable<SchemaInput['llmsFull']>, boolean>>,
     SameType<NonNullable<AgentDiscoveryOptions['textSearch']>, NonNullable<SchemaInput['textSearch']>>,
   ]
 >;

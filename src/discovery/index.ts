@@ -9,6 +9,7 @@ import { apiHelpRoute } from './api-help-route.js';
 import { ardRoutes } from './ard-routes.js';
 import { createEntityNegotiation } from './entity-negotiation.js';
 import { categoryLlmsTxtRoute, llmsTxtBody, llmsTxtRoute } from './llms-txt-route.js';
+import { llmsFullRoute } from './llms-full-route.js';
 import { openapiRoute } from './openapi-route.js';
 import { createHomeNegotiation } from './page-negotiation.js';
 import { robotsTxtRoute } from './robots-txt-route.js';
@@ -23,7 +24,7 @@ export { documentRoute } from './document-route.js';
 
 /**
  * The discovery documents: `/openapi.json`, `/.well-known/api-catalog`, `/llms.txt` and the
- * category-scoped `/llms/{category}.txt`,
+ * category-scoped `/llms/{category}.txt` (and `/llms-full.txt` with the `llmsFull` option),
  * `/.well-known/ard.json` and its legacy twin `/.well-known/ai-catalog.json`, `/api-help`, and
  * `/robots.txt` with the `robotsTxt` option (GET and HEAD, 405 otherwise). No other
  * `/.well-known/*` path is answered.
@@ -34,6 +35,7 @@ export function discoveryRoutes(options: ResolvedOptions, operations: () => read
     apiCatalogRoute(),
     llmsTxtRoute(),
     categoryLlmsTxtRoute(),
+    ...(options.llmsFull ? [llmsFullRoute(options.llmsFull.maxBytes)] : []),
     ...ardRoutes(options),
     apiHelpRoute(options, operations),
     ...(options.robotsTxt ? [robotsTxtRoute()] : []),
