@@ -1,11 +1,14 @@
 import type { LocalizedText } from '../db/schema.js';
 import type { PageUrlInput } from '../agent-options.js';
 
-/** A stored URL the plugin will cite: a root-relative path or an absolute http(s) URL, without controls or spaces. */
-const USABLE_URL = /^(?:\/(?!\/)|https?:\/\/)[^\s\u0000-\u001f\u007f]*$/;
+/**
+ * A page URL the plugin will cite (stored in `page_url`, or pushed): a root-relative path or an
+ * absolute http(s) URL, without spaces or control characters.
+ */
+export const PAGE_URL_PATTERN = /^(?:\/(?!\/)|https?:\/\/)[^\s\p{Cc}]*$/u;
 
-/** At most this long, as any URL the plugin advertises. */
-const MAX_URL_LENGTH = 2048;
+/** A page URL is at most this long, as any URL the plugin advertises. */
+export const MAX_PAGE_URL_LENGTH = 2048;
 
 /**
  * The CMS's own page of a resource in `language`, from the contract's optional `page_url` column: one
@@ -15,7 +18,7 @@ const MAX_URL_LENGTH = 2048;
  */
 export function storedPageUrl(value: LocalizedText | null | undefined, language: string): string | undefined {
   const url = typeof value === 'string' ? value : value && typeof value === 'object' ? value[language] : undefined;
-  return typeof url === 'string' && url.length <= MAX_URL_LENGTH && USABLE_URL.test(url) ? url : undefined;
+  return typeof url === 'string' && url.length <= MAX_PAGE_URL_LENGTH && PAGE_URL_PATTERN.test(url) ? url : undefined;
 }
 
 /**

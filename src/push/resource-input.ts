@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isLanguageTag } from '../content/language.js';
 import { MAX_ID_DIGITS, MAX_NAME_LENGTH, NAME_GRAMMAR } from '../content/resource-ref.js';
+import { MAX_PAGE_URL_LENGTH, PAGE_URL_PATTERN } from '../content/page-url.js';
 
 /**
  * What a pushing CMS writes, validated with zod: resources, categories, predicates, edges, media and
@@ -68,8 +69,8 @@ const absoluteUri = z
 
 const pageUrl = z
   .string()
-  .max(2048, 'must be at most 2,048 characters')
-  .regex(/^(?:\/(?!\/)|https?:\/\/)[^\s\p{Cc}]*$/u, 'must be a path (/…) or an http(s) URL');
+  .max(MAX_PAGE_URL_LENGTH, `must be at most ${MAX_PAGE_URL_LENGTH.toLocaleString('en')} characters`)
+  .regex(PAGE_URL_PATTERN, 'must be a path (/…) or an http(s) URL');
 
 const block = z.strictObject({
   type: resourceName,
