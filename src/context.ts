@@ -23,9 +23,14 @@ export interface AgentContext {
   readonly continuations: ContinuationCodec;
   /** The public origin for absolute URLs (configured, or from the request with trust proxy honoured). */
   baseUrl(req: Request): string;
-  /** The `Content-Usage` value of content responses, read from the settings now; undefined when none is set. */
+  /**
+   * The `Content-Usage` value of content responses, read from the settings now (with `robotsTxt` on);
+   * undefined when none is set or the option is off.
+   */
   contentUsage(): Promise<string | undefined>;
 }
+
+const noContentUsage = async (): Promise<undefined> => undefined;
 
 export function createContext(options: ResolvedOptions, content: ContentDatabase): AgentContext {
   return Object.freeze({
@@ -36,6 +41,7 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     markdown: createMarkdownConverter({ workers: options.markdownWorkers, timeoutMs: options.budgetMs }),
     continuations: createContinuationCodec(options.continuationSecret),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
-    contentUsage: () => readContentUsage(content.db),
+    // The AI preferences are opt-in with robots.txt: a site without it pays no settings read per content response.
+    contentUsage: options.robotsTxt ? () => readContentUsage(content.db) : noContentUsage,
   });
 }
