@@ -55,7 +55,7 @@ describe('in a real browser (Debian Chromium)', { skip: chromiumSkip }, () => {
     const bodyLinks = await page.locator('body a').evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
     assert.ok(!bodyLinks.some((href) => /\/api|markdown|openapi|llms/.test(href)));
     const alternates = await page.locator('head link[rel="alternate"]').evaluateAll((ls) => ls.map((l) => l.getAttribute('type')));
-    assert.deepEqual(alternates.sort(), ['application/json', 'text/markdown']);
+    assert.deepEqual(alternates.sort(), ['application/json', 'text/html', 'text/html', 'text/markdown'], 'its two language versions, its JSON and its Markdown');
     await page.close();
   });
 });

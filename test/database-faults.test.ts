@@ -1,4 +1,5 @@
 import { describe, it, before, after } from 'node:test';
+import { migrations, OWN_MIGRATION_NAMES } from '../migrations/index.js';
 import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
@@ -126,19 +127,30 @@ for (const backend of backends) {
       }
     });
 
-    it('content tables (or views) the host keeps without the migration record are accepted as they are', async () => {
-      await sql`ALTER TABLE ${sql.table(MIGRATION_TABLE)} RENAME TO agent_discovery_migration_moved`.execute(demo.db);
+    it('content tables (or views) the host keeps without their migration record are accepted as they are', async () => {
+      // A host schema: the content relations are the host's (no record of the content migrations);
+      // the plugin's own tables are migrated and recorded.
+      const content = Object.keys(migrations).filter((name) => !OWN_MIGRATION_NAMES.includes(name));
+      const moved = await sql<{ name: string; timestamp: string }>`
+        DELETE FROM ${sql.table(MIGRATION_TABLE)} WHERE name IN (${sql.join(content)}) RETURNING name, timestamp`.execute(demo.db);
       try {
+        assert.equal((await schemaState(demo.db)).owner, 'host');
         const { app } = await pluginApp(demo.db);
         assert.equal((await request(app).get(`/api/agent/resource/${welcome}`)).status, 200);
       } finally {
-        await sql`ALTER TABLE agent_discovery_migration_moved RENAME TO ${sql.table(MIGRATION_TABLE)}`.execute(demo.db);
+        for (const row of moved.rows) {
+          await sql`INSERT INTO ${sql.table(MIGRATION_TABLE)} (name, timestamp) VALUES (${row.name}, ${row.timestamp})`.execute(demo.db);
+        }
       }
     });
 
     it('a schema older than this version fails at start, listing the migrations not applied', async () => {
       const known = ['0001_content_schema', '0002_from_a_newer_version'];
-      assert.deepEqual(await schemaState(demo.db, known), { owner: 'plugin', present: ['rsc', 'category', 'predicate_category', 'edge', 'medium'], missing: [], pending: ['0002_from_a_newer_version'], droppedOwnTables: [] });
+      const state = await schemaState(demo.db, known);
+      assert.deepEqual(
+        { owner: state.owner, present: state.present, missing: state.missing, pending: state.pending, droppedOwnTables: state.droppedOwnTables },
+        { owner: 'plugin', present: ['rsc', 'category', 'predicate_category', 'edge', 'medium'], missing: [], pending: ['0002_from_a_newer_version'], droppedOwnTables: [] },
+      );
       await assert.rejects(
         assertContentSchema(demo.db, 'url', known),
         /^Error: express-agent-discovery: the content schema is older than this version of the package; migrations not applied: 0002_from_a_newer_version\. To fix it, run `npx express-agent-discovery migrate` with DATABASE_URL set to this database, or pass `migrate: true`\.$/,

@@ -22,6 +22,9 @@ interface Case {
   ancestorNoindex: boolean;
 }
 
+/** The two verdicts of an exposure (it also carries what a page's language versions are built from). */
+const verdicts = (e: { visible: boolean; indexable: boolean } | undefined) => e && { visible: e.visible, indexable: e.indexable };
+
 for (const backend of backends) {
   describe(`visibility and indexability [${backend.name}]`, () => {
     let content: TestDatabase;
@@ -111,7 +114,7 @@ for (const backend of backends) {
         await store(false);
         assert.equal(await indexableCount({ storedElse: true }), 16, 'stored off beats the option');
         const visible = cases.find((c) => c.published && c.visibility === 'public' && c.window === 'open' && !c.rscNoindex && !c.catNoindex && !c.ancestorNoindex)!;
-        assert.deepEqual(await resourceExposure(content.db, visible.id, { storedElse: true }), { visible: true, indexable: true });
+        assert.deepEqual(verdicts(await resourceExposure(content.db, visible.id, { storedElse: true })), { visible: true, indexable: true });
       } finally {
         await content.db.deleteFrom('agent_discovery_settings').execute();
       }
@@ -119,12 +122,12 @@ for (const backend of backends) {
 
     it('resourceExposure answers by id and by name, undefined for a missing resource', async () => {
       const visible = cases.find((c) => c.published && c.visibility === 'public' && c.window === 'open' && !c.rscNoindex && !c.catNoindex && !c.ancestorNoindex)!;
-      assert.deepEqual(await resourceExposure(content.db, visible.id, false), { visible: true, indexable: true });
-      assert.deepEqual(await resourceExposure(content.db, visible.id, true), { visible: true, indexable: false });
+      assert.deepEqual(verdicts(await resourceExposure(content.db, visible.id, false)), { visible: true, indexable: true });
+      assert.deepEqual(verdicts(await resourceExposure(content.db, visible.id, true)), { visible: true, indexable: false });
       const hidden = cases.find((c) => !c.published && c.ancestorNoindex)!;
-      assert.deepEqual(await resourceExposure(content.db, hidden.id, false), { visible: false, indexable: false });
+      assert.deepEqual(verdicts(await resourceExposure(content.db, hidden.id, false)), { visible: false, indexable: false });
       assert.equal(await resourceExposure(content.db, 999_999_999, false), undefined);
-      assert.deepEqual(await resourceExposure(content.db, 'category', false), { visible: true, indexable: true });
+      assert.deepEqual(verdicts(await resourceExposure(content.db, 'category', false)), { visible: true, indexable: true });
     });
 
     it('compiles to one SQL predicate with now() and a non-correlated noindex subtree', () => {
