@@ -5,14 +5,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
 import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
+import { ModernMcpClient } from './support/mcp-modern-client.js';
 import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
 
 
 for (const backend of backends) {
-  describe(`MCP tools never leak [${backend.name}]`, () => {
+  describe(`MCP tools never leak, in 2025-11-25 and 2026-07-28 [${backend.name}]`, () => {
     let content: TestDatabase;
     let web: Listening;
     let client: Client;
+    let modern: ModernMcpClient;
     let cats: LeakCategories;
     before(async () => {
       content = await backend.open();
@@ -20,6 +22,7 @@ for (const backend of backends) {
       const { app } = await pluginApp(content.db, { mcp: true });
       web = await listen(app);
       client = await connectMcp(`${web.origin}/mcp`);
+      modern = new ModernMcpClient(`${web.origin}/mcp`);
     });
     after(async () => {
       await client?.close();
@@ -33,31 +36,33 @@ for (const backend of backends) {
           const rows = await insertLeakStates(content.db, cats, states);
           const ours = (ids: number[]) => ids.filter((id) => rows.some((r) => r.id === id)).sort((a, b) => a - b);
           const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
-          for (const args of [{ pagelen: '3' }, { text: 'harbour', pagelen: '4', sort: 'newest' }, { sort: 'modified', pagelen: '100' }] as Record<string, string>[]) {
-            const tool = await walkTool(client, 'search', args);
-            assert.deepEqual(ours(tool.map((i) => i.id)), expected, JSON.stringify(args));
-            const rest = await walkRest(`${web.origin}/api/agent/search?${new URLSearchParams(args)}`);
-            assert.deepEqual(tool, rest, 'the tool and the route agree');
-          }
-          const listed: number[] = [];
-          let cursor: string | undefined;
-          do {
-            const page = await client.listResources(cursor ? { cursor } : {});
-            listed.push(...page.resources.map((r) => Number(/\/agent\/resource\/(\d+)\/markdown$/.exec(r.uri)![1])));
-            cursor = page.nextCursor;
-          } while (cursor);
-          assert.deepEqual(ours(listed), expected, 'resources/list');
-          const missing = await callError(client, 'read_resource', { id: '999999999' });
-          for (const r of rows) {
-            if (r.visible) {
-              assert.equal((await callOk(client, 'read_resource', { id: String(r.id) })).structured.id, r.id);
-              const md = await client.readResource({ uri: `${web.origin}/agent/resource/${r.id}/markdown` });
-              assert.equal(md.contents.length, 1);
-            } else {
-              // Missing, private, unpublished and out-of-window: the same "not found", byte for byte.
-              assert.equal(await callError(client, 'read_resource', { id: r.id }), missing);
-              assert.equal(await callError(client, 'related', { id: r.id }), missing);
-              await assert.rejects(client.readResource({ uri: `${web.origin}/agent/resource/${r.id}/markdown` }), /resource not found/);
+          for (const [revision, c] of [['2025-11-25', client], ['2026-07-28', modern]] as const) {
+            for (const args of [{ pagelen: '3' }, { text: 'harbour', pagelen: '4', sort: 'newest' }, { sort: 'modified', pagelen: '100' }] as Record<string, string>[]) {
+              const tool = await walkTool(c, 'search', args);
+              assert.deepEqual(ours(tool.map((i) => i.id)), expected, `${revision} ${JSON.stringify(args)}`);
+              const rest = await walkRest(`${web.origin}/api/agent/search?${new URLSearchParams(args)}`);
+              assert.deepEqual(tool, rest, `${revision}: the tool and the route agree`);
+            }
+            const listed: number[] = [];
+            let cursor: string | undefined;
+            do {
+              const page = await c.listResources(cursor ? { cursor } : {});
+              listed.push(...page.resources.map((r) => Number(/\/agent\/resource\/(\d+)\/markdown$/.exec(r.uri)![1])));
+              cursor = page.nextCursor;
+            } while (cursor);
+            assert.deepEqual(ours(listed), expected, `${revision} resources/list`);
+            const missing = await callError(c, 'read_resource', { id: '999999999' });
+            for (const r of rows) {
+              const uri = `${web.origin}/agent/resource/${r.id}/markdown`;
+              if (r.visible) {
+                assert.equal((await callOk(c, 'read_resource', { id: String(r.id) })).structured.id, r.id);
+                assert.equal((await c.readResource({ uri })).contents.length, 1);
+              } else {
+                // Missing, private, unpublished and out-of-window: the same "not found", byte for byte.
+                assert.equal(await callError(c, 'read_resource', { id: r.id }), missing, revision);
+                assert.equal(await callError(c, 'related', { id: r.id }), missing, revision);
+                await assert.rejects(c.readResource({ uri }), /resource not found/, revision);
+              }
             }
           }
         }),
@@ -66,9 +71,11 @@ for (const backend of backends) {
     });
 
     it('schema lists only public, indexable vocabulary', async () => {
-      const ids = (await walkTool(client, 'schema', { kind: 'category', pagelen: '2' })).map((i) => i.id);
-      assert.ok(ids.includes(cats.plain!));
-      for (const hidden of [cats.noindex, cats.below_noindex, cats.hidden]) assert.ok(!ids.includes(hidden!));
+      for (const c of [client, modern]) {
+        const ids = (await walkTool(c, 'schema', { kind: 'category', pagelen: '2' })).map((i) => i.id);
+        assert.ok(ids.includes(cats.plain!));
+        for (const hidden of [cats.noindex, cats.below_noindex, cats.hidden]) assert.ok(!ids.includes(hidden!));
+      }
     });
   });
 }

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import type { AgentContext } from '../context.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { classifyError } from '../http/errors.js';
@@ -7,6 +7,7 @@ import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { createMcpFace } from './mcp-server.js';
 import { mcpOriginAllowed } from './mcp-origin.js';
+import { sendWebResponse, webRequest } from './web-exchange.js';
 import { mountServerCard } from './server-card-route.js';
 
 /** The largest JSON-RPC request body accepted (tool arguments are a few hundred bytes). */
@@ -27,14 +28,48 @@ function internalJsonRpcError(ctx: AgentContext, req: Request, res: Response, er
 }
 
 /**
- * Mounts the MCP endpoint (Streamable HTTP, stateless, JSON responses: one server and transport per
- * POST; requests with a foreign `Origin` refused with 403) and its server card at `<path>/server-card` (and the older well-known aliases).
- * The endpoint never reads the session: tools see only their arguments and the public base URL.
+ * A 2025-era request (no per-request `_meta` envelope: `initialize`, then calls without one): one
+ * server and a stateless transport answering in JSON, closed once the answer is read.
+ */
+async function serveLegacy(server: Server, request: globalThis.Request, body: unknown): Promise<globalThis.Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+  });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    // A JSON answer is complete once it resolves: read it before the transport goes away.
+    return new globalThis.Response(response.body && (await response.arrayBuffer()), { status: response.status, headers: response.headers });
+  } finally {
+    void transport.close();
+    void server.close();
+  }
+}
+
+/**
+ * Mounts the MCP endpoint and its server card at `<path>/server-card` (and the older well-known
+ * aliases). Streamable HTTP, stateless, JSON answers, on one URL for both protocol generations:
+ * 2026-07-28 requests (a `_meta` envelope on every request, `server/discover`) go to the SDK's
+ * per-request handler, 2025-era ones (`initialize` first) to a fresh server and stateless transport
+ * per POST. Requests with a foreign `Origin` are refused with 403. The endpoint never reads the
+ * session: tools see only their arguments and the public base URL.
  */
 export function mountMcp(router: Router, ctx: AgentContext, path: string): void {
   const face = createMcpFace(ctx);
   const parseJson = express.json({ limit: MAX_REQUEST_BYTES });
   const allowedOrigins = new Set(ctx.options.mcp ? ctx.options.mcp.allowedOrigins : []);
+  // The public base URL of each request in flight, for the per-request server the handler builds.
+  const bases = new WeakMap<globalThis.Request, string>();
+  const modern = createMcpHandler(
+    ({ requestInfo }) => {
+      const base = requestInfo && bases.get(requestInfo);
+      if (base === undefined) throw new Error('express-agent-discovery: an MCP request without its base URL');
+      return face.server(base);
+    },
+    { legacy: 'reject', maxRequestBodySize: MAX_REQUEST_BYTES },
+  );
 
   // First, on every method: a browser's request from an origin that is not allowed (DNS rebinding,
   // a foreign page) is refused before anything is read or answered.
@@ -68,17 +103,14 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string): void 
         res.removeHeader('Set-Cookie');
         res.setHeader('X-Robots-Tag', API_ROBOTS);
         res.setHeader('Cache-Control', 'no-store');
-        const server = face.server(base);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        res.on('close', () => {
-          void transport.close();
-          void server.close();
-        });
-        await server.connect(transport);
-        // The transport rebuilds the request URL from `Host` and answers a bare 400 for one it
-        // cannot parse: it gets the validated public host instead of the client's raw header.
-        req.headers.host = new URL(base).host;
-        await transport.handleRequest(req, res, req.body);
+        const gone = new AbortController();
+        res.on('close', () => res.writableFinished || gone.abort());
+        // The URL carries the validated public origin, never the client's raw Host.
+        const request = webRequest(req, `${new URL(base).origin}${path}`, gone.signal);
+        const legacy = await isLegacyRequest(request, req.body, { maxRequestBodySize: MAX_REQUEST_BYTES });
+        bases.set(request, base);
+        const response = legacy ? await serveLegacy(face.server(base), request, req.body) : await modern.fetch(request, { parsedBody: req.body });
+        await sendWebResponse(res, response);
       } catch (error) {
         internalJsonRpcError(ctx, req, res, error);
       }

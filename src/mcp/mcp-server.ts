@@ -1,15 +1,11 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
   type CallToolResult,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { AgentContext } from '../context.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError, HttpError } from '../http/errors.js';
@@ -19,8 +15,6 @@ import { facadeReads } from '../facade/reads.js';
 import { MCP_SERVER_VERSION, mcpDescription, serverCardName } from './server-card.js';
 import { facadeTools, toolErrorText, toolJsonSchema, type ToolSpec } from './tools.js';
 
-/** MCP's "resource not found" error code. */
-const RESOURCE_NOT_FOUND = -32002;
 /** Resources listed per `resources/list` page. */
 const RESOURCE_PAGE = 100;
 
@@ -60,7 +54,7 @@ function listedTool(t: ToolSpec): Tool {
 async function callTool(face: McpRuntime, base: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const { ctx } = face;
   const tool = face.tools.get(name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
   try {
     const out = await withBudget(ctx.options.budgetMs, () => tool.run(base, args));
     const json = JSON.stringify(out.structured);
@@ -80,12 +74,12 @@ async function readResource(face: McpRuntime, base: string, uri: string) {
   const rest = uri.startsWith(base) ? uri.slice(base.length) : '';
   const [, path, query] = /^([^?#]*)(?:\?([^#]*))?$/.exec(rest) ?? [];
   const match = path === undefined ? undefined : PATHS.markdown.match(path);
-  if (!match) throw new McpError(RESOURCE_NOT_FOUND, 'resource not found', { uri });
+  if (!match) throw new ResourceNotFoundError(uri, 'resource not found');
   let id: string;
   try {
     id = decodeURIComponent(match.id);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'parameter "path": a path segment is not valid percent-encoding');
   }
   try {
     const call = { base, path: PATHS.markdown.url({ id }), query: [...new URLSearchParams(query ?? '')] };
@@ -94,9 +88,9 @@ async function readResource(face: McpRuntime, base: string, uri: string) {
     return { contents: [{ uri, mimeType: 'text/markdown', text: md.body }] };
   } catch (error) {
     const known = classifyError(error);
-    if (known?.status === 404) throw new McpError(RESOURCE_NOT_FOUND, known.message, { uri });
-    if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
-    throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
+    if (known?.status === 404) throw new ResourceNotFoundError(uri, known.message);
+    if (known?.status === 400) throw new ProtocolError(ProtocolErrorCode.InvalidParams, known.message);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, known ? known.message : 'the read failed');
   }
 }
 
@@ -105,7 +99,7 @@ async function listResources(face: McpRuntime, base: string, cursor: string | un
   const query: [string, string][] = [['pagelen', String(RESOURCE_PAGE)]];
   if (cursor !== undefined) {
     const m = /^([0-9]{1,5})\.([A-Za-z0-9_-]{16,1024})$/.exec(cursor);
-    if (!m) throw new McpError(ErrorCode.InvalidParams, 'parameter "cursor": malformed continuation');
+    if (!m) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'parameter "cursor": malformed continuation');
     query.push(['page', m[1]!], ['cursor', m[2]!]);
   }
   try {
@@ -123,8 +117,8 @@ async function listResources(face: McpRuntime, base: string, cursor: string | un
     };
   } catch (error) {
     const known = classifyError(error);
-    if (known?.status === 400) throw new McpError(ErrorCode.InvalidParams, known.message);
-    throw new McpError(ErrorCode.InternalError, known ? known.message : 'the read failed');
+    if (known?.status === 400) throw new ProtocolError(ProtocolErrorCode.InvalidParams, known.message);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, known ? known.message : 'the read failed');
   }
 }
 
@@ -146,9 +140,9 @@ export function createMcpFace(ctx: AgentContext): McpFace {
             'and cite its page_url. Every resource is also readable as Markdown through the resource template.',
         },
       );
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listed] }));
-      server.setRequestHandler(CallToolRequestSchema, (req) => callTool(face, base, req.params.name, req.params.arguments ?? {}));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+      server.setRequestHandler('tools/list', () => ({ tools: [...listed] }));
+      server.setRequestHandler('tools/call', (req) => callTool(face, base, req.params.name, req.params.arguments ?? {}));
+      server.setRequestHandler('resources/templates/list', () => ({
         resourceTemplates: [
           {
             uriTemplate: `${base}${PATHS.markdown.template}{?language}`,
@@ -159,8 +153,8 @@ export function createMcpFace(ctx: AgentContext): McpFace {
           },
         ],
       }));
-      server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(face, base, req.params?.cursor));
-      server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(face, base, req.params.uri));
+      server.setRequestHandler('resources/list', (req) => listResources(face, base, req.params?.cursor));
+      server.setRequestHandler('resources/read', (req) => readResource(face, base, req.params.uri));
       return server;
     },
   });

@@ -34,8 +34,16 @@ export async function connectMcp(url: string, headers: Record<string, string> = 
 
 export type Structured = Record<string, any>;
 
+/**
+ * What the walks below need of a client: the SDK's `Client` (2025-11-25, initialized) and the raw
+ * 2026-07-28 `ModernMcpClient` both have it.
+ */
+export interface ToolCaller {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+}
+
 /** Calls a tool and returns its structured result; a tool error fails with its text. */
-export async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<{ structured: Structured; text: string }> {
+export async function callOk(client: ToolCaller, name: string, args: Record<string, unknown>): Promise<{ structured: Structured; text: string }> {
   const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (res.isError) throw new Error(`tool ${name} failed: ${JSON.stringify(res.content)}`);
   const text = res.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -43,14 +51,14 @@ export async function callOk(client: Client, name: string, args: Record<string, 
 }
 
 /** Calls a tool that must fail: its error text (the facade's error envelope). */
-export async function callError(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+export async function callError(client: ToolCaller, name: string, args: Record<string, unknown>): Promise<string> {
   const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (!res.isError) throw new Error(`tool ${name} succeeded with ${JSON.stringify(args)}`);
   return res.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 }
 
 /** Follows `next_arguments` to the end; every page's items, in order. */
-export async function walkTool(client: Client, name: string, args: Record<string, unknown>): Promise<Structured[]> {
+export async function walkTool(client: ToolCaller, name: string, args: Record<string, unknown>): Promise<Structured[]> {
   const items: Structured[] = [];
   let next: Record<string, unknown> | null = args;
   let pages = 0;
