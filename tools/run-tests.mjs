@@ -1,7 +1,8 @@
 // The suite (`npm test` runs it after the type check): test files that own their databases and ports run
 // several at a time, since on a 2-core machine one file at a time leaves half of it idle while
 // PostgreSQL or PGlite works; the files that load the machine on purpose (fault injection under load,
-// PgBouncer scale-out, the packed package, the browser) run after them, one at a time.
+// PgBouncer scale-out, the packed package, the browser, the MCP conformance suite under Node 22) run
+// after them, one at a time.
 // `node tools/run-tests.mjs [files…]` runs only the files given. TEST_CONCURRENCY overrides the default.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -15,6 +16,7 @@ const SERIAL = new Set([
   'test/packed-package.test.ts',
   'test/browser-admin.test.ts',
   'test/browser-api-help.test.ts',
+  'test/mcp-conformance.test.ts',
 ]);
 
 const given = process.argv.slice(2);
