@@ -64,13 +64,12 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     // The agent admin pages are the administrator's; their CSRF key is derived from the session secret.
     isAdmin: (req) => isAdmin(req, session),
     adminSecret: createHash('sha256').update(`agent-admin:${session.secret}`).digest('base64url'),
-    // A showcase of a fully agent-ready site: every opt-in on (the MCP endpoint, public CORS for the
-    // anonymous documents and reads, robots.txt with the AI preferences set on the admin page, and a
-    // bounded llms-full.txt).
+    // A showcase of an agent-ready site: the MCP endpoint, public CORS for the anonymous documents and
+    // reads, robots.txt with the AI preferences set on the admin page. (llms-full.txt stays off: its
+    // build takes longer than a fetcher's probe waits.)
     mcp: true,
     cors: true,
     robotsTxt: true,
-    llmsFull: true,
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,
