@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- name…] [-- --quick]`: runs the benchmarks one after another (cost, reusable-query, facade, edges,
+ * `npm run bench [-- name…] [-- --quick]`: runs the benchmarks one after another (cost, reusable-query, facade, rare-word, edges,
  * markdown, discovery, mcp), each reporting ratios measured side by side in one run. `cost` prints
  * issue 13's cost-per-request goals against a bare Express + pg endpoint; `facade` and `edges` the
  * deep-page ratios. `--quick` is passed to the benches that have a short mode (iteration only). PostgreSQL benches use
@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['cost', 'reusable-query', 'facade', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms'];
+const ALL = ['cost', 'reusable-query', 'facade', 'rare-word', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms'];
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const chosen = names.length ? names : ALL;
