@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { localize } from './language.js';
 import { anonymousVisible } from './visibility.js';
@@ -34,9 +34,19 @@ export const summaryRows = (db: Kysely<Database>) => fromResourcesWithCategory(d
  * public resource in a private category must not reveal the category), ready for SUMMARY_COLUMNS.
  */
 export function fromResourcesWithCategory(db: Kysely<Database>) {
-  return db
-    .selectFrom('rsc as r')
-    .leftJoin('rsc as cat', (join) => join.onRef('cat.id', '=', 'r.category_id').on(anonymousVisible('cat')));
+  return db.selectFrom('rsc as r').leftJoin('rsc as cat', categoryOfResource);
+}
+
+/**
+ * The join condition of `cat`, the category of the resource row `r` (a table or a subquery of its
+ * columns), for a left join: the category only when it is anonymous-visible.
+ *
+ * ```sql
+ * left join "rsc" as "cat" on "cat"."id" = "r"."category_id" and (<anonymous-visible cat>)
+ * ```
+ */
+export function categoryOfResource<J extends { on(condition: Expression<SqlBool>): J }>(join: J): J {
+  return join.on(sql<SqlBool>`${sql.ref('cat.id')} = ${sql.ref('r.category_id')}`).on(anonymousVisible('cat'));
 }
 
 /** The category reference of an item: null when the category is not public. */
