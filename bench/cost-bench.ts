@@ -20,7 +20,6 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/connection.js';
@@ -28,6 +27,7 @@ import { migrateToLatest } from '../src/db/migrator.js';
 import { isSeeded, seedDemoContent } from '../example-site/seed.js';
 import { insertEdges, insertResource } from '../example-site/content-store.js';
 import { keptDatabase } from './kept-database.js';
+import { buildTree, HERE } from './tree-server.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'ead_bench_cost';
@@ -160,10 +160,7 @@ async function main(): Promise<void> {
 
   // The server runs the built package under plain Node, as a site runs it (BENCH_SOURCE=1: the source under tsx).
   const fromSource = process.env.BENCH_SOURCE === '1';
-  if (!fromSource) {
-    const built = spawnSync(process.execPath, [new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url).pathname });
-    if (built.status !== 0) throw new Error('the build (tsc -p tsconfig.build.json) failed');
-  }
+  if (!fromSource) buildTree(HERE);
   const server = new URL('./cost-server.mjs', import.meta.url).pathname;
   const child = spawn(process.execPath, [...(fromSource ? ['--import', 'tsx'] : []), server, url], {
     stdio: ['ignore', 'pipe', 'inherit'],
