@@ -1,17 +1,25 @@
 /**
- * Cost per request (issue 13's goals), on real PostgreSQL: every route of the goals and a bare
- * Express + pg primary-key endpoint, served by ONE child process on loopback (`bench/cost-server.mjs`,
- * the built package under plain Node, as a site runs it; the bench builds `dist/` first), measured by autocannon
- * in this process in interleaved rounds (each round runs every target once, the bare endpoint
- * first and last), so a machine that slows down during the run moves every ratio alike.
+ * Cost per request over each route's floor (issue 24), on real PostgreSQL. ONE child process on
+ * loopback (`bench/cost-server.mjs`, the built package under plain Node, as a site runs it; the bench
+ * builds `dist/` first) serves the plugin, a bare Express + pg primary-key read, and for each route its
+ * floor: an Express handler that runs the statements the route sent (captured from the plugin's pg
+ * clients: the same text, parameters and statement name) and sends only what the route cannot avoid
+ * (`res.json(rows)`; one turndown conversion of the body HTML for the Markdown and the JSON read; a
+ * string join for the text documents). autocannon in this process measures them in interleaved rounds:
+ * the bare read first and last in each round, each route and its floor back to back, taking turns going
+ * first, so a machine that slows down moves a route and its floor alike. Printed per route: × its floor,
+ * × the bare read, Node and PostgreSQL CPU per request of route and floor, and the longest event-loop
+ * delay of the serving process.
  *
- *   npx tsx bench/cost-bench.ts            # 3 rounds × 3 s per target, 20 connections
+ *   npm run bench -- cost                  # 3 rounds × 3 s per target, 20 connections
  *   npx tsx bench/cost-bench.ts --quick    # 1 round × 1.5 s (iteration only)
  *   BENCH_ROUNDS=5 BENCH_SECONDS=4 npx tsx bench/cost-bench.ts
  *   BENCH_ONLY=search,related npx tsx bench/cost-bench.ts   # a subset (by path), for iterating
+ *   BENCH_STATEMENTS=1 …                   # also print the statements each floor runs
+ *   BENCH_PROFILE=dir …                    # the server under `node --cpu-prof --cpu-prof-dir=dir`
  *
  * The database `ead_bench_cost` (demo content plus one typical ~4 KiB article with edges) is created
- * once and kept. The plugin's pool and the bare endpoint's pool have 10 connections each.
+ * once and kept. The plugin's pool and each floor's pool have 10 connections each.
  * The plugin connects directly, so it runs with `preparedStatements: true` (`BENCH_PREPARED=0` turns
  * it off, to compare; the option's default is off for PgBouncer's sake).
  */
@@ -81,12 +89,17 @@ export async function prepareDatabase(): Promise<string> {
   }
 }
 
+/** What a route's floor sends besides its statements' rows (see `cost-server.mjs`). */
+export type FloorKind = 'json' | 'json+markdown' | 'markdown' | 'text';
+
 export interface Target {
   name: string;
   server: 'plugin' | 'bare';
   path: string;
-  /** Which goal the target belongs to, and against what it is measured. */
-  goal?: { min: number; versus: 'bare' | 'catalog' };
+  /** The route's floor: its own statements, and only what it cannot avoid sending. */
+  floor?: FloorKind;
+  /** A goal against the bare primary-key read (ratio of req/s), besides ≥ 0.8× the floor. */
+  bareGoal?: number;
 }
 
 export interface Sample {
@@ -96,6 +109,8 @@ export interface Sample {
   /** CPU time per request, ms: the serving Node process, and the PostgreSQL backends of the bench database. */
   nodeCpu: number;
   pgCpu: number;
+  /** The longest event-loop delay of the serving process during the load, ms (NaN from a server without `/loop`). */
+  loopMax: number;
 }
 
 const CLOCK_TICKS_PER_MS = 100 / 1000; // USER_HZ (100 on Linux)
@@ -119,7 +134,14 @@ async function pgCpuMs(admin: pg.Client): Promise<Map<number, number>> {
 const pgCpuSpent = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
+/** The server's longest event-loop delay since the last call (and a reset), ms; NaN when it has no `/loop`. */
+async function loopMaxMs(bare: string): Promise<number> {
+  const res = await fetch(`${bare}/loop`);
+  return res.ok ? Number(await res.json()) : (await res.arrayBuffer(), Number.NaN);
+}
+
 export async function load(origin: string, path: string, cpu?: { bare: string; admin: pg.Client }): Promise<Sample> {
+  if (cpu) await loopMaxMs(cpu.bare);
   const nodeBefore = cpu ? Number(await (await fetch(`${cpu.bare}/cpu`)).json()) : 0;
   const pgBefore = cpu ? await pgCpuMs(cpu.admin) : new Map<number, number>();
   const result = await autocannon({ url: `${origin}${path}`, connections: CONNECTIONS, duration: SECONDS });
@@ -127,7 +149,8 @@ export async function load(origin: string, path: string, cpu?: { bare: string; a
   const n = Math.max(1, result.requests.total);
   const nodeCpu = cpu ? (Number(await (await fetch(`${cpu.bare}/cpu`)).json()) - nodeBefore) / 1000 / n : 0;
   const pgCpu = cpu ? pgCpuSpent(pgBefore, await pgCpuMs(cpu.admin)) / n : 0;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, nodeCpu, pgCpu };
+  const loopMax = cpu ? await loopMaxMs(cpu.bare) : Number.NaN;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, nodeCpu, pgCpu, loopMax };
 }
 
 export const median = (xs: number[]) => {
@@ -136,21 +159,24 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** Every route with a cost goal, the bare endpoint first (the floor) and the api-catalog (the documents' floor). */
+/** The bare endpoint first, then every route measured against its floor (issue 24). */
 export function costTargets(typicalId: number): Target[] {
   return [
     { name: 'bare Express + pg by primary key', server: 'bare', path: `/row/${typicalId}` },
-    { name: 'search browse', server: 'plugin', path: '/api/agent/search?sort=newest&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'text search', server: 'plugin', path: '/api/agent/search?text=harbour%20data&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'related page', server: 'plugin', path: `/api/agent/related/${typicalId}`, goal: { min: 0.5, versus: 'bare' } },
-    { name: 'related page, popular node in', server: 'plugin', path: '/api/agent/related/open_data?direction=in&pagelen=20', goal: { min: 0.5, versus: 'bare' } },
-    { name: 'resource JSON (typical article)', server: 'plugin', path: `/api/agent/resource/${typicalId}`, goal: { min: 0.35, versus: 'bare' } },
-    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typicalId}/markdown`, goal: { min: 0.35, versus: 'bare' } },
-    { name: 'api-catalog', server: 'plugin', path: '/.well-known/api-catalog' },
-    { name: 'llms.txt', server: 'plugin', path: '/llms.txt', goal: { min: 0.5, versus: 'catalog' } },
-    { name: 'api-help', server: 'plugin', path: '/api-help', goal: { min: 0.5, versus: 'catalog' } },
+    { name: 'search browse', server: 'plugin', path: '/api/agent/search?sort=newest&pagelen=20', floor: 'json' },
+    { name: 'text search', server: 'plugin', path: '/api/agent/search?text=harbour%20data&pagelen=20', floor: 'json' },
+    { name: 'related by id', server: 'plugin', path: `/api/agent/related/${typicalId}`, floor: 'json', bareGoal: 0.5 },
+    { name: 'related, popular node by name', server: 'plugin', path: '/api/agent/related/open_data?direction=in&pagelen=20', floor: 'json' },
+    { name: 'resource JSON (typical article)', server: 'plugin', path: `/api/agent/resource/${typicalId}`, floor: 'json+markdown' },
+    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typicalId}/markdown`, floor: 'markdown' },
+    { name: 'api-catalog', server: 'plugin', path: '/.well-known/api-catalog', floor: 'text' },
+    { name: 'llms.txt', server: 'plugin', path: '/llms.txt', floor: 'text' },
+    { name: 'api-help', server: 'plugin', path: '/api-help', floor: 'text' },
   ];
 }
+
+const FLOOR_GOAL = 0.8;
+const EVENT_LOOP_GOAL_MS = 50;
 
 async function main(): Promise<void> {
   const url = await prepareDatabase();
@@ -162,7 +188,8 @@ async function main(): Promise<void> {
   const fromSource = process.env.BENCH_SOURCE === '1';
   if (!fromSource) buildTree(HERE);
   const server = new URL('./cost-server.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [...(fromSource ? ['--import', 'tsx'] : []), server, url], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, ...(fromSource ? ['--import', 'tsx'] : []), server, url], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: process.env,
   });
@@ -172,49 +199,76 @@ async function main(): Promise<void> {
   });
   const origin = { plugin: `http://127.0.0.1:${ports.plugin}`, bare: `http://127.0.0.1:${ports.bare}` };
   const targets = costTargets(typical.id);
-  // BENCH_ONLY=search,related: only the targets whose path contains one of the words (the bare endpoint and the api-catalog always run).
+  // BENCH_ONLY=search,related: only the targets whose path contains one of the words (the bare endpoint always runs).
   const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
-  if (only) targets.splice(0, targets.length, ...targets.filter((t) => t.server === 'bare' || t.name === 'api-catalog' || only.some((w) => t.path.includes(w))));
+  if (only) targets.splice(0, targets.length, ...targets.filter((t) => t.server === 'bare' || only.some((w) => t.path.includes(w))));
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    for (const t of targets) await load(origin[t.server], t.path); // warm-up (JIT, pools, plans)
-    const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
-    const ratios = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    // Each route's floor: the server captures the statements the route sends and mounts /floor/<i>.
+    const routes = targets.filter((t) => t.floor);
+    const floorOf = new Map(routes.map((t, i) => [t.name, { name: `floor of ${t.name}`, server: 'bare' as const, path: `/floor/${i}` }]));
+    const captured = await fetch(`${origin.bare}/floors`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(routes.map((t, i) => ({ key: String(i), path: t.path, kind: t.floor }))),
+    });
+    if (!captured.ok) throw new Error(`the floors could not be captured (${captured.status}): ${await captured.text()}`);
+    const statements = (await captured.json()) as Record<string, string[]>;
+    const all = [...targets, ...floorOf.values()];
+    for (const t of all) await load(origin[t.server], t.path); // warm-up (JIT, pools, plans)
+    const samples = new Map<string, Sample[]>(all.map((t) => [t.name, []]));
+    const toFloor = new Map<string, number[]>(routes.map((t) => [t.name, []]));
+    const toBare = new Map<string, number[]>(routes.map((t) => [t.name, []]));
+    const measure = async (t: Target) => {
+      const s = await load(origin[t.server], t.path, { bare: origin.bare, admin });
+      process.stderr.write('.');
+      return s;
+    };
     for (let round = 0; round < ROUNDS; round++) {
-      // The bare endpoint opens and closes each round: its mean is the round's floor.
-      const order = [...targets, targets[0]!];
-      const got = new Map<string, Sample[]>();
-      for (const t of order) {
-        const s = await load(origin[t.server], t.path, { bare: origin.bare, admin });
-        got.set(t.name, [...(got.get(t.name) ?? []), s]);
-        process.stderr.write('.');
+      // The bare endpoint opens and closes each round; each route and its floor run back to back,
+      // taking turns going first.
+      const bareFirst = await measure(targets[0]!);
+      const got = new Map<string, Sample>();
+      for (const t of routes) {
+        const floor = floorOf.get(t.name)!;
+        const pair = round % 2 ? [floor, t] : [t, floor];
+        for (const x of pair) got.set(x.name, await measure(x));
       }
-      const bareRps = median(got.get(targets[0]!.name)!.map((s) => s.rps));
-      const catalogRps = got.get('api-catalog')![0]!.rps;
-      for (const t of targets) {
-        const s = t === targets[0] ? { ...got.get(t.name)![0]!, rps: bareRps } : got.get(t.name)![0]!;
-        samples.get(t.name)!.push(s);
-        ratios.get(t.name)!.push(s.rps / (t.goal?.versus === 'catalog' ? catalogRps : bareRps));
+      const bareLast = await measure(targets[0]!);
+      const bareRps = (bareFirst.rps + bareLast.rps) / 2;
+      samples.get(targets[0]!.name)!.push({ ...bareFirst, rps: bareRps });
+      for (const [name, s] of got) samples.get(name)!.push(s);
+      for (const t of routes) {
+        toFloor.get(t.name)!.push(got.get(t.name)!.rps / got.get(floorOf.get(t.name)!.name)!.rps);
+        toBare.get(t.name)!.push(got.get(t.name)!.rps / bareRps);
       }
     }
     process.stderr.write('\n');
+    const m = (name: string, k: keyof Sample) => median(samples.get(name)!.map((s) => s[k]));
+    const loopMax = (name: string) => Math.max(...samples.get(name)!.map((s) => s.loopMax));
+    const bare = targets[0]!.name;
     const lines = [
       `cost bench: PostgreSQL, demo content + a ${(Buffer.byteLength(typical.body.en ?? '') / 1024).toFixed(1)} KiB article (id ${typical.id}), ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) × ${SECONDS} s per target; medians over rounds; preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}; server: ${fromSource ? 'the source under tsx' : 'the built package (dist/) under plain Node'} ${process.version}`,
+      `bare Express + pg by primary key: ${m(bare, 'rps').toFixed(0)} req/s, Node / PG CPU ${m(bare, 'nodeCpu').toFixed(2)} / ${m(bare, 'pgCpu').toFixed(2)} ms per request`,
       '',
-      '| route | req/s | p50 ms | p99 ms | ratio | goal | met | Node CPU ms/req | PG CPU ms/req |',
-      '|---|---|---|---|---|---|---|---|---|',
+      `| route | statements | req/s | floor req/s | × floor (goal ≥ ${FLOOR_GOAL}) | × bare PK read | Node CPU ms/req route / floor | PG CPU ms/req route / floor | p50 ms | longest event-loop delay ms |`,
+      '|---|---|---|---|---|---|---|---|---|---|',
     ];
-    for (const t of targets) {
-      const s = samples.get(t.name)!;
-      const ratio = median(ratios.get(t.name)!);
-      const goal = t.goal ? `≥ ${t.goal.min}× ${t.goal.versus === 'bare' ? 'bare' : 'api-catalog'}` : t.server === 'bare' ? '(floor)' : '';
-      const met = t.goal ? (ratio >= t.goal.min ? 'yes' : 'NO') : '';
-      const ratioText = t.goal ? `${ratio.toFixed(2)}×` : t.server === 'bare' ? '1.00×' : `${median(s.map((x) => x.rps)) > 0 ? (median(s.map((x) => x.rps)) / median(samples.get(targets[0]!.name)!.map((x) => x.rps))).toFixed(2) : '-'}× bare`;
+    const failed: string[] = [];
+    for (const [i, t] of routes.entries()) {
+      const floor = floorOf.get(t.name)!.name;
+      const ratio = median(toFloor.get(t.name)!);
+      const bareRatio = median(toBare.get(t.name)!);
+      if (ratio < FLOOR_GOAL) failed.push(`${t.name} ${ratio.toFixed(2)}× its floor`);
+      if (t.bareGoal && bareRatio < t.bareGoal) failed.push(`${t.name} ${bareRatio.toFixed(2)}× the bare read (goal ≥ ${t.bareGoal})`);
+      if (loopMax(t.name) > EVENT_LOOP_GOAL_MS) failed.push(`${t.name}: event loop blocked ${loopMax(t.name).toFixed(0)} ms`);
       lines.push(
-        `| ${t.name} \`${t.path}\` | ${median(s.map((x) => x.rps)).toFixed(0)} | ${median(s.map((x) => x.p50))} | ${median(s.map((x) => x.p99))} | ${ratioText} | ${goal} | ${met} | ${median(s.map((x) => x.nodeCpu)).toFixed(2)} | ${median(s.map((x) => x.pgCpu)).toFixed(2)} |`,
+        `| ${t.name} \`${t.path}\` | ${statements[String(i)]!.length} | ${m(t.name, 'rps').toFixed(0)} | ${m(floor, 'rps').toFixed(0)} | ${ratio.toFixed(2)} | ${bareRatio.toFixed(2)}${t.bareGoal ? ` (goal ≥ ${t.bareGoal})` : ''} | ${m(t.name, 'nodeCpu').toFixed(2)} / ${m(floor, 'nodeCpu').toFixed(2)} | ${m(t.name, 'pgCpu').toFixed(2)} / ${m(floor, 'pgCpu').toFixed(2)} | ${m(t.name, 'p50')} | ${loopMax(t.name).toFixed(1)} |`,
       );
     }
+    lines.push('', failed.length ? `goals not met: ${failed.join('; ')}` : `every goal met (≥ ${FLOOR_GOAL}× floor, related by id ≥ 0.5× bare, event loop ≤ ${EVENT_LOOP_GOAL_MS} ms)`);
+    if (process.env.BENCH_STATEMENTS === '1') for (const [i, t] of routes.entries()) lines.push(`${t.name}: ${statements[String(i)]!.join(' ‖ ') || '(none)'}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     child.kill();
