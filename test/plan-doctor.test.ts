@@ -145,9 +145,10 @@ for (const backend of backends) {
         assert.ok(newest.estimatedRows > RESOURCES);
         assert.deepEqual(newest.fixes.map((f) => f.create), ['CREATE INDEX ON bare.rsc (publication_start DESC, id)']);
         assert.ok(fixesOf(report, 'search-deep-page').includes('CREATE INDEX ON bare.rsc (publication_start DESC, id)'));
-        assert.deepEqual(findings(report, 'search-rare-word').filter((f) => f.fixes.some((x) => x.using === 'gin')).map((f) => f.fixes.map((x) => x.create)), [
-          ['CREATE INDEX ON bare.rsc USING gin (fts)'],
-        ]);
+        // The candidates' scan and the guarded complete statement's both test the text: each names the GIN index.
+        const textFixes = findings(report, 'search-rare-word').filter((f) => f.fixes.some((x) => x.using === 'gin'));
+        assert.ok(textFixes.length >= 1);
+        assert.deepEqual([...new Set(textFixes.flatMap((f) => f.fixes.map((x) => x.create)))], ['CREATE INDEX ON bare.rsc USING gin (fts)']);
         assert.ok(fixesOf(report, 'resource-read').includes('CREATE UNIQUE INDEX ON bare.rsc (id)'));
         assert.ok(fixesOf(report, 'related-page').includes('CREATE UNIQUE INDEX ON bare.edge (subject_id, predicate_id, object_id)'));
         assert.ok(report.fixes.length >= 5);

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { CONTRACT_INDEXES, CONTRACT_RELATION_NAMES, type ContractIndex, type ContractRelationName } from '../db/content-contract.js';
 import { describeNode, scannedRelation, topPlanNode, walkPlan, type PlanNode } from './plan-walk.js';
 import { compiledSearch, searchPosition } from './search.js';
+import { compiledTextFirst } from './text-search.js';
 import { compiledRelatedPage } from './edges.js';
 import { readVisibleResource } from './resource.js';
 
@@ -12,7 +13,8 @@ import { readVisibleResource } from './resource.js';
  *
  * - the statements are built by the plugin's own query builders (the ones the routes run), with
  *   parameters taken from the data: the first search page sorted by id and by `newest`, a deep
- *   `newest` page (the keyset position of page 50), a `text=` search for a word no resource holds,
+ *   `newest` page (the keyset position of page 50), a `text=` search for a word no resource holds
+ *   (the text-first statement such a word runs, see `textSearchPage`),
  *   a resource read by id, and the related page of the resource with the most outgoing edges;
  * - a finding is a `Seq Scan` of a relation of more than `threshold` rows (`pg_class.reltuples`, of
  *   the real table: under a view the plan names the table), or a `Sort` of more than `threshold`
@@ -241,8 +243,8 @@ async function hotStatements(db: Kysely<Database>): Promise<HotStatement[]> {
     },
     {
       name: 'search-rare-word',
-      title: `a rare word in text search (text=${PLAN_DOCTOR_WORD})`,
-      compiled: compiledSearch(db, { ...search, sort: 'id', text: PLAN_DOCTOR_WORD }),
+      title: `a rare word in text search, read text first (text=${PLAN_DOCTOR_WORD})`,
+      compiled: compiledTextFirst(db, { ...search, sort: 'id', text: PLAN_DOCTOR_WORD }),
       needs: [{ alias: 'r', index: FTS }, ...LIST_NEEDS],
       order: FTS,
     },
