@@ -66,8 +66,8 @@ export { CONTRACT_RELATIONS, CONTRACT_INDEXES } from './db/content-contract.js';
 export { checkContract } from './db/contract-check.js';
 export type { ContractProblem, ContractReport } from './db/contract-check.js';
 // The checks of `express-agent-discovery check`, for scripts and CI: a report of what agents see on a site.
-export { runSiteChecks, checkReportSchema, formatReport } from './check/index.js';
-export type { CheckReport, CheckResult, SiteCheckOptions, HiddenRef } from './check/index.js';
+export { runSiteChecks, checkReportSchema, formatReport, readinessScore, SiteUnreachableError } from './check/index.js';
+export type { CheckReport, CheckResult, CheckStatus, SiteCheckOptions, HiddenRef } from './check/index.js';
 export type { EffectiveSettings, SettingSource } from './settings/effective-settings.js';
 
 /** A mounted plugin instance. */

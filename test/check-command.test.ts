@@ -10,7 +10,8 @@ import { checkReportSchema, runSiteChecks, DEFAULT_MAX_REQUESTS, type CheckRepor
 import { backends, type TestDatabase } from './support/backends.js';
 import { idOf } from './support/demo.js';
 import { analyze } from './support/fetchkit.js';
-import { createExampleSite, type ExampleSite } from '../example-site/app.js';
+import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';
+import { CHECK_CATALOG } from '../src/check/index.js';
 import { DEMO } from '../example-site/seed.js';
 
 /** A loopback server that counts the requests it receives. */
@@ -61,43 +62,24 @@ const byId = (report: CheckReport, id: string) => {
   return check;
 };
 
-const failedIds = (report: CheckReport) => report.checks.filter((c) => !c.ok).map((c) => c.id);
+const failedIds = (report: CheckReport) => report.checks.filter((c) => c.status === 'failed').map((c) => c.id);
 
 /** The checks every run makes, in order (before any --private/--noindex). */
-const CHECK_IDS = [
-  'home-link-header',
-  'home-head',
-  'probes',
-  'catch-all',
-  'llms-txt',
-  'page',
-  'page-link-header',
-  'page-head',
-  'markdown-negotiation',
-  'resource-read',
-  'resource-language',
-  'api-catalog',
-  'api-catalog-links',
-  'openapi',
-  'ard',
-  'mcp-card',
-];
+const CHECK_IDS = Object.keys(CHECK_CATALOG);
 
 const execFileAsync = promisify(execFile);
 
 for (const backend of backends) {
   describe(`check against the example site [${backend.name}]`, () => {
     let content: TestDatabase;
-    let site: ExampleSite;
-    let web: Counted;
+    let web: CheckedSite;
     let leaky: Counted;
     let privateId: number;
     let noindexId: number;
     before(async () => {
       content = await backend.open();
-      site = await createExampleSite({ database: { kysely: content.db } });
+      web = await startCheckedSite(content.db);
       await analyze(content.db);
-      web = await listen(site.app);
       privateId = await idOf(content.db, DEMO.private);
       noindexId = await idOf(content.db, DEMO.noindex);
 
@@ -105,7 +87,7 @@ for (const backend of backends) {
       // its Markdown (and a noindex resource) in llms.txt.
       const leak = express();
       leak.get('/llms.txt', async (_req, res) => {
-        const real = await (await fetch(`${web.origin}/llms.txt`)).text();
+        const real = await (await fetch(`${web.loopback}/llms.txt`)).text();
         const origin = `http://${_req.get('host')}`;
         res.type('text/plain').send(
           `${real.replaceAll(web.origin, origin)}\n## Members\n\n` +
@@ -117,43 +99,43 @@ for (const backend of backends) {
         res.append('Link', `<http://${req.get('host')}/api/agent/resource/${privateId}>; rel="alternate"; type="application/json"`);
         next();
       });
-      leak.use(site.app);
+      leak.use(web.site.app);
       leaky = await listen(leak);
     });
     after(async () => {
       await leaky?.close();
       await web?.close();
-      await site?.close();
       await content?.close();
     });
 
     it('exit 0, every check passing, one line each; private and noindex resources are not advertised', async () => {
-      const { code, out, err } = await cli([`${web.origin}/`, '--private', DEMO.private, '--private', String(privateId), '--noindex', DEMO.noindex]);
+      const { code, out, err } = await cli([`${web.origin}/`, '--connect-to', LOOPBACK, '--private', DEMO.private, '--private', String(privateId), '--noindex', DEMO.noindex]);
       assert.equal(err, '');
       assert.equal(code, 0, out);
-      const lines = out.split('\n').filter((l) => /^[✓✗-] /.test(l));
+      const lines = out.split('\n').filter((l) => /^[✓✗·-] /.test(l));
       assert.equal(lines.length, CHECK_IDS.length + 3);
-      assert.deepEqual(lines.filter((l) => !l.startsWith('✓ ')), [], out);
+      assert.deepEqual(lines.filter((l) => !l.startsWith('✓ ')), ['· OAuth metadata: no OAuth metadata published: nothing asks agents to authorize (an anonymous API needs none)'], out);
       assert.doesNotMatch(out, /fix:/);
       assert.match(out, /^✓ llms\.txt \(llmstxt\.org reference grammar\): "Harbour Example": summary, \d+ sections/m);
       assert.match(out, /^✓ A resource page: \/\w\w\/page\/\d+ \(front matter of \/agent\/resource\/\d+\/markdown\?language=\w\w, llms\.txt section "Newest"\)$/m);
       assert.match(out, /^✓ Private resource members_only is not advertised: facade read 404; not in llms\.txt, home and page links, sitemap/m);
       assert.match(out, /^✓ Noindex resource hidden_from_search is not advertised: facade read 200; .*its page \(200\)$/m);
-      assert.match(out, /^19 checks: 19 passed, 0 failed \(\d+ requests\)$/m);
+      assert.match(out, /^Readiness score 100\/100 · 27 checks: 26 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
     });
 
     it('--json: the documented schema, every check ok; the request count is the server\'s and within the bound', async () => {
       const before = web.seen.length;
-      const { code, report } = await jsonReport([web.origin, '--noindex', String(noindexId)]);
+      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--noindex', String(noindexId)]);
       const received = web.seen.length - before;
       assert.equal(code, 0);
       assert.equal(report.ok, true);
       assert.equal(report.url, `${web.origin}/`);
       assert.deepEqual(report.checks.map((c) => c.id), [...CHECK_IDS, `noindex:${noindexId}`]);
+      assert.equal(report.score, 100);
       for (const c of report.checks) {
-        assert.equal(c.ok, true, `${c.id}: ${c.detail}`);
-        assert.equal(c.skipped, false, c.id);
+        assert.equal(c.status, c.id === 'oauth-metadata' ? 'not_applicable' : 'passed', `${c.id}: ${c.detail}`);
         assert.equal(c.fix, null);
+        assert.equal(c.because, null);
       }
       assert.equal(report.requests, received);
       assert.ok(received <= DEFAULT_MAX_REQUESTS, `${received} requests`);
@@ -163,7 +145,7 @@ for (const backend of backends) {
 
     it('--page on the Dutch page: its alternates carry nl, and the English page\'s carry en', async () => {
       const welcome = await idOf(content.db, DEMO.welcome);
-      const { code, report } = await jsonReport([web.origin, '--page', `${web.origin}/nl/page/${welcome}`]);
+      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--page', `${web.origin}/nl/page/${welcome}`]);
       assert.equal(code, 0, JSON.stringify(failedIds(report)));
       assert.equal(byId(report, 'page').detail, `/nl/page/${welcome} (given with --page)`);
       assert.equal(byId(report, 'resource-language').detail, "alternates carry the page's language (nl, en)");
@@ -174,7 +156,7 @@ for (const backend of backends) {
       const { code, out } = await cli([leaky.origin, '--private', String(privateId), '--noindex', DEMO.noindex]);
       assert.equal(code, 1);
       const { report } = await jsonReport([leaky.origin, '--private', String(privateId), '--noindex', DEMO.noindex]);
-      assert.deepEqual(failedIds(report), [`private:${privateId}`, `noindex:${DEMO.noindex}`]);
+      assert.deepEqual(failedIds(report).filter((id) => id.includes(':')), [`private:${privateId}`, `noindex:${DEMO.noindex}`]);
       const leak = byId(report, `private:${privateId}`);
       assert.match(leak.detail, new RegExp(`llms\\.txt links it \\(/agent/resource/${privateId}/markdown\\)`));
       assert.match(leak.detail, new RegExp(`the home page has an alternate to it \\(/api/agent/resource/${privateId}\\)`));
@@ -185,7 +167,7 @@ for (const backend of backends) {
 
     it('the request bound: with a budget of 12 the server receives 12 requests and the rest is reported, not sent', async () => {
       const before = web.seen.length;
-      const report = await runSiteChecks(web.origin, { maxRequests: 12 });
+      const report = await runSiteChecks(web.origin, { maxRequests: 12, connectTo: LOOPBACK });
       assert.equal(web.seen.length - before, 12);
       assert.equal(report.requests, 12);
       assert.equal(report.ok, false);
@@ -193,9 +175,9 @@ for (const backend of backends) {
     });
 
     it('runs as a child process: node --import tsx src/cli/main.ts check <url>', async () => {
-      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', web.origin], { encoding: 'utf8' });
-      assert.match(stdout, /^Checking http:\/\/127\.0\.0\.1:\d+\/ as agents see it$/m);
-      assert.match(stdout, /^16 checks: 16 passed, 0 failed \(\d+ requests\)$/m);
+      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', web.origin, '--connect-to', LOOPBACK], { encoding: 'utf8' });
+      assert.match(stdout, /^Checking http:\/\/harbour-agent-demo\.net:\d+\/ as agents see it$/m);
+      assert.match(stdout, /^Readiness score 100\/100 · 24 checks: 23 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
     });
   });
 }
@@ -254,18 +236,15 @@ describe('check against sites without the plugin', () => {
     const { code, out } = await cli([bare.origin]);
     assert.equal(code, 1);
     assert.match(out, /^✗ Home page Link header: GET lacks api-catalog, service-desc, service-doc, describedby, ard; HEAD lacks api-catalog, service-desc, service-doc, describedby, ard\n {4}fix: .*app\.use\(agent\.linkHeaders\)/m);
-    assert.match(out, /^✗ llms\.txt \(llmstxt\.org reference grammar\): GET \/llms\.txt answered 404$/m);
-    assert.match(out, /^✗ API catalog \(RFC 9264 linkset\): GET \/\.well-known\/api-catalog answered 404$/m);
+    assert.match(out, /^- llms\.txt \(llmstxt\.org reference grammar\): because "Discovery documents published" failed$/m);
+    assert.match(out, /^✗ Discovery documents published: none of \/llms\.txt, \/\.well-known\/api-catalog, \/openapi\.json, \/\.well-known\/ard\.json answers 2xx\n {4}fix: .*app\.use\(agent\.router\)/m);
     assert.match(out, /^✓ Conventional paths \(HEAD, direct answers\): 404: all 10$/m);
-    assert.match(out, /^- MCP server card: not advertised/m);
+    assert.match(out, /^✗ MCP server card: no MCP endpoint advertised/m);
     const { report } = await jsonReport([bare.origin]);
     assert.deepEqual(report.checks.map((c) => c.id), CHECK_IDS);
-    assert.deepEqual(
-      report.checks.filter((c) => c.ok).map((c) => c.id),
-      ['probes', 'catch-all', 'mcp-card'],
-    );
-    for (const c of report.checks.filter((r) => !r.ok)) assert.ok(c.fix, c.id);
-    assert.equal(byId(report, 'page').detail, 'no page found in llms.txt (a newest section), the sitemap or a search result');
+    assert.deepEqual(report.checks.filter((c) => c.status === 'passed').map((c) => c.id), ['probes', 'catch-all']);
+    for (const c of report.checks.filter((r) => r.status === 'failed')) assert.ok(c.fix, c.id);
+    assert.equal(byId(report, 'page').because, 'discovery-documents');
     assert.equal(report.requests, bare.seen.length / 2, 'each run made the same requests');
   });
 

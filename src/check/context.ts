@@ -14,9 +14,6 @@ export const ACCEPT = {
   document: 'application/json, */*;q=0.8',
 } as const;
 
-/** The fix of a check that could not run because `A resource page` failed. */
-export const NEEDS_PAGE = 'Fix "A resource page" first.';
-
 /** What the checks learned so far; each check reads what earlier ones found. */
 export interface CheckContext {
   readonly origin: string;
@@ -32,6 +29,10 @@ export interface CheckContext {
   page?: { view: PageView; via: string };
   /** The API catalog's `service-desc` targets. */
   catalogServiceDescs?: readonly string[];
+  /** The lines of robots.txt as `[field, value]`, field lower case. */
+  robots?: ReadonlyArray<[string, string]>;
+  /** The MCP endpoint the card or `rel="mcp"` names (same origin). */
+  mcpEndpoint?: string;
 }
 
 /** The first link with relation `rel` on the home page (header first, then head). */

@@ -1,16 +1,26 @@
-import type { CheckContext } from './context.js';
+import { isIP } from 'node:net';
+import { checkName, checkWeight, type CheckId } from './check-catalog.js';
+import { ACCEPT, type CheckContext } from './context.js';
 import { checkApiCatalog } from './checks/api-catalog.js';
 import { checkArd } from './checks/ard.js';
+import { checkCors } from './checks/cors.js';
+import { checkDiscoveryDocuments } from './checks/discovery-documents.js';
 import { findPage } from './checks/find-page.js';
+import { checkHomeMarkdown } from './checks/home-markdown.js';
 import { checkLlmsTxt } from './checks/llms-txt.js';
 import { checkMcpCard } from './checks/mcp-card.js';
+import { checkMcpProtocol } from './checks/mcp-protocol.js';
 import { checkNegotiation } from './checks/negotiation.js';
 import { checkNotAdvertised, type HiddenRef } from './checks/not-advertised.js';
+import { checkOauthMetadata } from './checks/oauth-metadata.js';
 import { checkOpenApi } from './checks/openapi.js';
 import { checkProbes } from './checks/probes.js';
 import { checkLanguage, checkResourceRead } from './checks/resource-read.js';
+import { checkContentSignals, checkRobotsTxt } from './checks/robots-txt.js';
 import { checkHome, checkPage } from './checks/site-links.js';
-import type { CheckReport, CheckResult } from './report.js';
+import { checkTranslations } from './checks/translations.js';
+import { linksWith } from './page-view.js';
+import { blocked, readinessScore, skip, type CheckOutcome, type CheckReport } from './report.js';
 import { createSiteClient, sameOrigin } from './site-client.js';
 
 export type { HiddenRef, HiddenKind } from './checks/not-advertised.js';
@@ -27,6 +37,19 @@ export interface SiteCheckOptions {
   readonly maxRequests?: number;
   /** A response body is read up to this many bytes. Default 2 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * An IP address to connect to instead of looking the URL's host name up (curl's `--resolve`): checks
+   * a staging server or a local process under the site's public name. Default: the host name's address.
+   */
+  readonly connectTo?: string;
+}
+
+/** Nothing answered at the site's address: the one error a run reports instead of its checks. */
+export class SiteUnreachableError extends Error {
+  constructor(readonly url: string, readonly reason: string) {
+    super(`cannot connect to ${url} (${reason})`);
+    this.name = 'SiteUnreachableError';
+  }
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -35,15 +58,31 @@ export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** The most `hidden` resources one run checks (each costs a few requests). */
 export const MAX_HIDDEN = 8;
 
+/** `127.0.0.1:3822`, `localhost:3000/x`, `example.com`: the http(s) URL a scheme-less argument most likely means. */
+export function schemeHint(arg: string): string | undefined {
+  const m = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?(\/\S*)?$/i.exec(arg.trim());
+  if (!m || (!m[2] && !m[1]!.includes('.') && m[1] !== 'localhost')) return undefined;
+  const local = /^(?:localhost|127\.|\[::1\]|10\.|192\.168\.)/i.test(m[1]!) || m[2] !== undefined;
+  try {
+    return new URL(`${local ? 'http' : 'https'}://${arg.trim()}`).toString();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why `url` or `options` cannot be used, or undefined. Errors name the option. */
 export function siteCheckUsageError(url: string, options: SiteCheckOptions = {}): string | undefined {
   let origin: string;
   try {
     const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return `the URL must be http or https, got ${u.protocol}`;
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+      const guess = schemeHint(url);
+      return guess ? `not a URL: ${JSON.stringify(url)} (did you mean ${guess}?)` : `the URL must be http or https, got ${u.protocol}`;
+    }
     origin = u.origin;
   } catch {
-    return `not a URL: ${JSON.stringify(url)}`;
+    const guess = schemeHint(url);
+    return `not a URL: ${JSON.stringify(url)}${guess ? ` (did you mean ${guess}?)` : ''}`;
   }
   if (options.page !== undefined && !sameOrigin(new URL(options.page, `${origin}/`).toString(), origin)) return `page must be on ${origin}`;
   for (const [name, value, min, max] of [
@@ -53,6 +92,7 @@ export function siteCheckUsageError(url: string, options: SiteCheckOptions = {})
   ] as const) {
     if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) return `${name} must be an integer from ${min} to ${max}`;
   }
+  if (options.connectTo !== undefined && !isIP(options.connectTo)) return `connectTo must be an IP address, got ${JSON.stringify(options.connectTo)}`;
   if ((options.hidden?.length ?? 0) > MAX_HIDDEN) return `at most ${MAX_HIDDEN} private or noindex resources per run`;
   for (const h of options.hidden ?? []) {
     if (!h.ref) return `an empty ${h.kind} reference`;
@@ -63,22 +103,26 @@ export function siteCheckUsageError(url: string, options: SiteCheckOptions = {})
 
 /**
  * Checks a site from outside as agents see it, with a bounded number of same-origin requests, and
- * resolves to the report (it throws only on a bad `url` or option).
+ * resolves to the report with its readiness score. It rejects on a bad `url` or option, and with a
+ * `SiteUnreachableError` when nothing answers at the site's address (one error, not a failed check
+ * per document).
  *
  * ```ts
  * const report = await runSiteChecks('https://example.com/', { hidden: [{ kind: 'private', ref: '42' }] });
- * report.ok; // true when every check passed
- * report.checks.filter((c) => !c.ok).map((c) => c.fix);
+ * report.score; // 0 to 100
+ * report.checks.filter((c) => c.status === 'failed').map((c) => c.fix);
  * ```
  */
 export async function runSiteChecks(url: string, options: SiteCheckOptions = {}): Promise<CheckReport> {
   const problem = siteCheckUsageError(url, options);
   if (problem) throw new Error(`express-agent-discovery: ${problem}`);
+  const ranAt = new Date().toISOString();
   const origin = new URL(url).origin;
   const client = createSiteClient(origin, {
     maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(options.connectTo ? { connectTo: options.connectTo } : {}),
   });
   const ctx: CheckContext = {
     origin,
@@ -86,18 +130,70 @@ export async function runSiteChecks(url: string, options: SiteCheckOptions = {})
     client,
     ...(options.page !== undefined ? { pageUrl: new URL(options.page, `${origin}/`).toString() } : {}),
   };
-  const checks: CheckResult[] = [];
-  checks.push(...(await checkHome(ctx)));
-  checks.push(...(await checkProbes(ctx)));
-  checks.push(await checkLlmsTxt(ctx));
-  checks.push(...(await checkPage(ctx, await findPage(ctx))));
-  checks.push(await checkNegotiation(ctx));
-  const { result: readResult, read } = await checkResourceRead(ctx);
-  checks.push(readResult, await checkLanguage(ctx, read));
-  checks.push(...(await checkApiCatalog(ctx)));
-  checks.push(await checkOpenApi(ctx));
-  checks.push(await checkArd(ctx));
-  checks.push(await checkMcpCard(ctx));
-  for (const hidden of options.hidden ?? []) checks.push(await checkNotAdvertised(ctx, hidden));
-  return { url: ctx.homeUrl, ok: checks.every((c) => c.ok), requests: client.requests, checks };
+  const first = await client.fetch(ctx.homeUrl, { accept: ACCEPT.fetcher });
+  if (first.error !== undefined && first.unreachable) throw new SiteUnreachableError(ctx.homeUrl, first.error);
+  const outcomes = await siteOutcomes(ctx);
+  for (const hidden of options.hidden ?? []) outcomes.push(await checkNotAdvertised(ctx, hidden));
+  const checks = outcomes.map((c) => ({ ...c, weight: checkWeight(c.id) }));
+  return { url: ctx.homeUrl, ok: checks.every((c) => c.status !== 'failed'), score: readinessScore(checks), ranAt, requests: client.requests, checks };
+}
+
+/**
+ * Every check of `CHECK_CATALOG`, in its order. A check whose prerequisite failed is not run: it is
+ * skipped `because` of that check (or of that check's own root cause), so one cause is reported once.
+ */
+async function siteOutcomes(ctx: CheckContext): Promise<CheckOutcome[]> {
+  const results = new Map<string, CheckOutcome>();
+  const add = (...outcomes: CheckOutcome[]) => outcomes.forEach((o) => results.set(o.id, o));
+  /** The first of `ids` that failed or was itself skipped because of a failure. */
+  const rootOf = (...ids: CheckId[]) => ids.map((id) => results.get(id)).find((r) => r && (r.status === 'failed' || r.because !== null));
+  const run = async (id: CheckId, needs: CheckId[], check: () => CheckOutcome | Promise<CheckOutcome>) => {
+    const root = rootOf(...needs);
+    add(root ? blocked(id, checkName(id), root) : await check());
+  };
+
+  add(...(await checkHome(ctx)));
+  add(...(await checkProbes(ctx)));
+  add(await checkDiscoveryDocuments(ctx));
+  // The Markdown home page comes with the discovery documents (the plugin's router serves both).
+  await run('home-markdown', ['discovery-documents'], () => (ctx.home ? checkHomeMarkdown(ctx) : blocked('home-markdown', checkName('home-markdown'), results.get('home-link-header')!)));
+  await run('llms-txt', ['discovery-documents'], () => checkLlmsTxt(ctx));
+
+  const found = await findPage(ctx);
+  const noDiscovery = rootOf('discovery-documents');
+  if ('problem' in found && noDiscovery) for (const id of ['page', 'page-link-header', 'page-head'] as const) add(blocked(id, checkName(id), noDiscovery));
+  else add(...(await checkPage(ctx, found)));
+  await run('markdown-negotiation', ['page'], () => checkNegotiation(ctx));
+  const view = ctx.page?.view;
+  const alternates = view ? linksWith([...view.headerLinks, ...view.headLinks], 'alternate').filter((l) => /^(?:application\/json|text\/markdown)/i.test(l.type ?? '')) : [];
+  let read: Awaited<ReturnType<typeof checkResourceRead>>['read'];
+  const noAlternates = (id: CheckId) => (rootOf('page') ? undefined : !alternates.length ? (rootOf('page-link-header', 'page-head') ?? skip(id, checkName(id), 'the page advertises no alternates: nothing to check')) : undefined);
+  await run('resource-read', ['page'], async () => {
+    const none = noAlternates('resource-read');
+    if (none) return none.id === 'resource-read' ? none : blocked('resource-read', checkName('resource-read'), none);
+    const r = await checkResourceRead(ctx);
+    read = r.read;
+    return r.result;
+  });
+  await run('resource-language', ['page'], async () => {
+    const none = noAlternates('resource-language');
+    if (none) return none.id === 'resource-language' ? none : blocked('resource-language', checkName('resource-language'), none);
+    return checkLanguage(ctx, read);
+  });
+  await run('translations', ['page', 'resource-read'], () =>
+    read ? checkTranslations(ctx, read.result?.page_urls) : skip('translations', checkName('translations'), 'no JSON read of the page: no language versions to compare'),
+  );
+
+  if (noDiscovery) add(blocked('api-catalog', checkName('api-catalog'), noDiscovery), blocked('api-catalog-links', checkName('api-catalog-links'), noDiscovery));
+  else add(...(await checkApiCatalog(ctx)));
+  await run('openapi', ['discovery-documents'], () => checkOpenApi(ctx));
+  await run('ard', ['discovery-documents'], () => checkArd(ctx));
+  add(await checkMcpCard(ctx));
+  if (ctx.mcpEndpoint) add(await checkMcpProtocol(ctx));
+  else await run('mcp-protocol', ['mcp-card'], () => skip('mcp-protocol', checkName('mcp-protocol'), 'the card names no MCP endpoint on this origin'));
+  add(await checkRobotsTxt(ctx));
+  await run('content-signals', ['robots-txt'], () => checkContentSignals(ctx));
+  await run('cors', ['discovery-documents'], () => checkCors(ctx));
+  add(await checkOauthMetadata(ctx));
+  return [...results.values()];
 }

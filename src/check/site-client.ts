@@ -1,3 +1,7 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+
 /** The limits every check run keeps to. */
 export interface SiteClientLimits {
   /** The most requests one run makes. */
@@ -6,6 +10,8 @@ export interface SiteClientLimits {
   readonly timeoutMs: number;
   /** A response body is read up to this many bytes; the rest is dropped. */
   readonly maxBodyBytes: number;
+  /** The address to connect to instead of looking the origin's host name up (curl's `--resolve`). */
+  readonly connectTo?: string;
 }
 
 /** What one request got: a response, or why there is none. */
@@ -19,11 +25,21 @@ export type SiteResponse =
       readonly truncated: boolean;
       readonly error?: undefined;
     }
-  | { readonly url: string; readonly error: string; readonly status?: undefined };
+  | {
+      readonly url: string;
+      readonly error: string;
+      /** True when nothing answered at all (connection refused, no such host, reset, timed out connecting). */
+      readonly unreachable?: boolean;
+      readonly status?: undefined;
+    };
 
 export interface SiteRequest {
-  readonly method?: 'GET' | 'HEAD';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'OPTIONS';
   readonly accept?: string;
+  /** More request headers (`Origin`, `Content-Type`, `MCP-Protocol-Version`, …). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A request body (POST). */
+  readonly body?: string;
 }
 
 /** A same-origin, bounded HTTP client for one site. */
@@ -51,33 +67,67 @@ export function sameOrigin(url: string, origin: string): boolean {
   }
 }
 
-/** Reads at most `max` bytes of a body, then cancels the rest. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ text: string; truncated: boolean }> {
-  if (!body) return { text: '', truncated: false };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > max) {
-      chunks.push(value.subarray(0, max - size));
-      truncated = true;
-      await reader.cancel();
-      break;
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
-}
+/** Network error codes meaning nothing answered at that address. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
-/** Why a fetch failed, in a few words. */
-function failure(error: unknown, timeoutMs: number): string {
-  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
-  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(error);
+/** A lookup that answers every host name with `address` (IPv4 or IPv6 literal). */
+const fixedLookup = (address: string): LookupFunction =>
+  ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    const family = address.includes(':') ? 6 : 4;
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+
+/** One request over node:http(s), its body read up to `maxBodyBytes`. */
+function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteRequest, limits: SiteClientLimits): Promise<SiteResponse> {
+  return new Promise((resolve) => {
+    const u = new URL(url);
+    const headers: Record<string, string> = { accept: req.accept ?? '*/*', 'user-agent': CHECK_USER_AGENT, ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    const send = u.protocol === 'https:' ? https.request : http.request;
+    let settled = false;
+    const done = (r: SiteResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const outgoing = send(u, { method: req.method, headers, ...(limits.connectTo ? { lookup: fixedLookup(limits.connectTo) } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      res.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        if (size + chunk.byteLength > limits.maxBodyBytes) {
+          chunks.push(chunk.subarray(0, limits.maxBodyBytes - size));
+          truncated = true;
+          res.destroy();
+          finish();
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.byteLength;
+      });
+      const finish = () => {
+        const h = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) h.append(name, v);
+        }
+        done({ url, status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks).toString('utf8'), truncated });
+      };
+      res.on('end', finish);
+      res.on('error', (error: NodeJS.ErrnoException) => done({ url, error: error.code ?? error.message }));
+    });
+    const timer = setTimeout(() => {
+      outgoing.destroy();
+      done({ url, error: `timed out after ${limits.timeoutMs} ms`, ...(!outgoing.socket || outgoing.socket.connecting ? { unreachable: true } : {}) });
+    }, limits.timeoutMs);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? error.message;
+      done({ url, error: code, ...(UNREACHABLE.has(code) ? { unreachable: true } : {}) });
+    });
+    outgoing.end(req.body);
+  });
 }
 
 /**
@@ -85,24 +135,17 @@ function failure(error: unknown, timeoutMs: number): string {
  *
  * ```ts
  * const client = createSiteClient('https://example.com', { maxRequests: 60, timeoutMs: 5000, maxBodyBytes: 2 * 1024 * 1024 });
- * const res = await client.fetch('/llms.txt');  // GET https://example.com/llms.txt, redirect: 'manual'
+ * const res = await client.fetch('/llms.txt');  // GET https://example.com/llms.txt, redirects not followed
  * ```
  */
 export function createSiteClient(origin: string, limits: SiteClientLimits): SiteClient {
   let requests = 0;
   const made = new Map<string, Promise<SiteResponse>>();
 
-  async function send(url: string, method: string, accept: string): Promise<SiteResponse> {
-    if (requests >= limits.maxRequests) return { url, error: `not requested: the budget of ${limits.maxRequests} requests is used up` };
+  function send(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteRequest): Promise<SiteResponse> {
+    if (requests >= limits.maxRequests) return Promise.resolve({ url, error: `not requested: the budget of ${limits.maxRequests} requests is used up` });
     requests += 1;
-    const signal = AbortSignal.timeout(limits.timeoutMs);
-    try {
-      const res = await fetch(url, { method, redirect: 'manual', signal, headers: { accept, 'user-agent': CHECK_USER_AGENT } });
-      const { text, truncated } = await readCapped(res.body, limits.maxBodyBytes);
-      return { url, status: res.status, headers: res.headers, body: text, truncated };
-    } catch (error) {
-      return { url, error: failure(error, limits.timeoutMs) };
-    }
+    return request(url, req, limits);
   }
 
   return {
@@ -110,7 +153,7 @@ export function createSiteClient(origin: string, limits: SiteClientLimits): Site
     get requests() {
       return requests;
     },
-    fetch(target, { method = 'GET', accept = '*/*' } = {}) {
+    fetch(target, { method = 'GET', ...rest } = {}) {
       let url: string;
       try {
         url = new URL(target, `${origin}/`).toString();
@@ -118,10 +161,10 @@ export function createSiteClient(origin: string, limits: SiteClientLimits): Site
         return Promise.resolve({ url: target, error: 'not a URL' });
       }
       if (!sameOrigin(url, origin)) return Promise.resolve({ url, error: `not requested: ${new URL(url).origin} is another origin` });
-      const key = `${method} ${accept} ${url}`;
+      const key = JSON.stringify([method, rest.accept ?? '*/*', url, rest.headers ?? {}, rest.body ?? null]);
       let pending = made.get(key);
       if (!pending) {
-        pending = send(url, method, accept);
+        pending = send(url, { method, ...rest });
         made.set(key, pending);
       }
       return pending;

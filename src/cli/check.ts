@@ -5,6 +5,7 @@ import {
   formatReport,
   runSiteChecks,
   siteCheckUsageError,
+  SiteUnreachableError,
   type HiddenRef,
   type SiteCheckOptions,
 } from '../check/index.js';
@@ -12,11 +13,18 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand } from './command.js'
 
 const HELP = `Usage: express-agent-discovery check <url> [options]
 
-Checks a site from outside, as agents see it: the Link header and <head> of the
-home page and of a resource page, the ten conventional paths agents probe, llms.txt,
-the API catalog, the OpenAPI document, the ARD manifest, Markdown negotiation, a
-resource read and its language, and the MCP server card when advertised. Works on
-any site, with or without this plugin: what is missing is reported with its fix.
+Checks a site from outside, as agents and scanners see it, and grades it with a
+readiness score (0-100): the Link header and <head> of the home page and of a
+resource page, Markdown on the home page and the page URL, the ten conventional
+paths agents probe, llms.txt, the API catalog, OpenAPI, the ARD manifest, a
+resource read, its language and translations, the MCP server card and endpoint,
+robots.txt and its Content Signals, CORS and OAuth metadata. Works on any site,
+with or without this plugin: each failure comes with its fix, reported once (the
+checks that depend on it are skipped "because" of it).
+
+Score: the weight of the passed checks over the weight of the passed, failed and
+"skipped because another check failed" ones, rounded down; a check with nothing to
+check (skipped) or that does not apply (not applicable) counts neither way.
 
 Options:
   --page <url>        the resource page to check (default: the first entry of
@@ -25,14 +33,17 @@ Options:
   --private <url|id>  confirm this resource is not advertised and its read is 404
                       (repeatable)
   --noindex <url|id>  confirm this resource is not advertised (repeatable)
-  --json              print the report as JSON: {url, ok, requests, checks:[{id,
-                      name, ok, skipped, detail, fix}]}
+  --json              print the report as JSON: {url, ok, score, ranAt, requests,
+                      checks:[{id, name, status, weight, detail, fix, because}]}
   --timeout <ms>      per request (default ${DEFAULT_TIMEOUT_MS})
+  --connect-to <ip>   connect to this address instead of resolving the URL's host
+                      (check a staging server or a local process under its public name)
   -h, --help          show this help
 
 At most ${DEFAULT_MAX_REQUESTS} requests, all to the URL's origin; redirects are reported, not followed
 (except one on the home page); bodies are read up to 2 MiB.
-Exit status: 0 every check passed, 1 a check failed, 2 wrong usage.
+Exit status: 0 no check failed, 1 a check failed or nothing answers at the URL
+("cannot connect to ..."), 2 wrong usage.
 `;
 
 /** `express-agent-discovery check <url>`: runs the site checks and prints the report. */
@@ -49,6 +60,7 @@ export const checkCommand: CliCommand = {
           noindex: { type: 'string', multiple: true },
           json: { type: 'boolean' },
           timeout: { type: 'string' },
+          'connect-to': { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
         strict: true,
@@ -78,10 +90,18 @@ export const checkCommand: CliCommand = {
       ...(values.page !== undefined ? { page: values.page } : {}),
       ...(hidden.length ? { hidden } : {}),
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+      ...(values['connect-to'] !== undefined ? { connectTo: values['connect-to'] } : {}),
     };
     const problem = siteCheckUsageError(positionals[0]!, options);
-    if (problem) return usage(problem.replace(/\btimeoutMs\b/, '--timeout').replace(/^page\b/, '--page'));
-    const report = await runSiteChecks(positionals[0]!, options);
+    if (problem) return usage(problem.replace(/\btimeoutMs\b/, '--timeout').replace(/^page\b/, '--page').replace(/^connectTo\b/, '--connect-to'));
+    let report;
+    try {
+      report = await runSiteChecks(positionals[0]!, options);
+    } catch (error) {
+      if (!(error instanceof SiteUnreachableError)) throw error;
+      io.err(`express-agent-discovery check: ${error.message}: is the site running, and is the URL right?\n`);
+      return EXIT_FAILED;
+    }
     io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     return report.ok ? EXIT_OK : EXIT_FAILED;
   },

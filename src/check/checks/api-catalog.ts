@@ -1,9 +1,10 @@
+import { checkName } from '../check-catalog.js';
 import { ACCEPT, isObject, parseJson, resolve, short, type CheckContext } from '../context.js';
 import { describeResponse, mediaType, sameOrigin } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { blocked, fail, pass, plural, type CheckOutcome } from '../report.js';
 
-const NAME = 'API catalog (RFC 9264 linkset)';
-const LINKS = 'API catalog links resolve';
+const NAME = checkName('api-catalog');
+const LINKS = checkName('api-catalog-links');
 const FIX =
   'Serve /.well-known/api-catalog (200, application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727") whose only member is ' +
   '"linkset": context objects with an "anchor" and relation arrays of {"href": …}, at least one "service-desc" or "item".';
@@ -54,12 +55,13 @@ function readLinkset(doc: unknown, base: string): { problems: string[]; urls: st
 }
 
 /** The catalog as a linkset, then each of its same-origin links answering 2xx to HEAD. */
-export async function checkApiCatalog(ctx: CheckContext): Promise<CheckResult[]> {
+export async function checkApiCatalog(ctx: CheckContext): Promise<CheckOutcome[]> {
   const head = ctx.probes?.get('/.well-known/api-catalog');
   const res = await ctx.client.fetch('/.well-known/api-catalog', { accept: 'application/linkset+json, application/json;q=0.9' });
   if (res.error !== undefined || res.status !== 200) {
     const detail = `GET /.well-known/api-catalog ${describeResponse(res)}`;
-    return [fail('api-catalog', NAME, detail, FIX), fail('api-catalog-links', LINKS, 'no catalog to read', 'Fix the API catalog first.')];
+    const root = fail('api-catalog', NAME, detail, FIX);
+    return [root, blocked('api-catalog-links', LINKS, root)];
   }
   const { problems, urls, serviceDescs } = readLinkset(parseJson(res.body), res.url);
   ctx.catalogServiceDescs = serviceDescs;
@@ -67,7 +69,7 @@ export async function checkApiCatalog(ctx: CheckContext): Promise<CheckResult[]>
   if (mediaType(res) !== 'application/linkset+json') problems.unshift(`served as ${mediaType(res) || 'no Content-Type'}, not application/linkset+json`);
   const catalog = problems.length
     ? fail('api-catalog', NAME, problems.join('; '), FIX)
-    : pass('api-catalog', NAME, `linkset only; ${urls.length} links${/rfc9727/.test(res.headers.get('content-type') ?? '') ? '; RFC 9727 profile' : ''}`);
+    : pass('api-catalog', NAME, `linkset only; ${plural(urls.length, 'link', 'links')}${/rfc9727/.test(res.headers.get('content-type') ?? '') ? '; RFC 9727 profile' : ''}`);
 
   const local = urls.filter((u) => sameOrigin(u, ctx.origin));
   const foreign = urls.length - local.length;
@@ -82,6 +84,6 @@ export async function checkApiCatalog(ctx: CheckContext): Promise<CheckResult[]>
     ? fail('api-catalog-links', LINKS, 'no links to resolve', FIX)
     : broken.length
       ? fail('api-catalog-links', LINKS, broken.map((a) => `${short(a.url, ctx.origin)} ${describeResponse(a)}`).join('; '), FIX_LINKS)
-      : pass('api-catalog-links', LINKS, [`${checked.length} answer 2xx to HEAD`, ...notes].join('; '));
+      : pass('api-catalog-links', LINKS, [`${checked.length} ${checked.length === 1 ? 'answers' : 'answer'} 2xx to HEAD`, ...notes].join('; '));
   return [catalog, links];
 }

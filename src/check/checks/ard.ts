@@ -1,13 +1,20 @@
+import { checkName } from '../check-catalog.js';
 import { isIP } from 'node:net';
 import { ACCEPT, homeLink, isObject, parseJson, short, type CheckContext } from '../context.js';
 import { describeResponse, mediaType, sameOrigin } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, plural, type CheckOutcome } from '../report.js';
 
-const NAME = 'ARD manifest entries';
+const NAME = checkName('ard');
 const FIX =
   'Serve /.well-known/ard.json (application/json, advertised with rel="ard") with "entries": each an identifier ' +
   'urn:air:<public host name>:<namespace>:<name>, a one-line displayName, a description, 2 to 5 representativeQueries, ' +
-  'an ISO-8601 updatedAt, and a url that answers 200 with the entry\'s type. Behind a proxy or on an IP address, configure the public base URL.';
+  'an ISO-8601 updatedAt and a url that answers 200 with the entry\'s type; behind a proxy, on an IP address or on localhost, set the public base URL (the baseUrl option).';
+
+/**
+ * Publishers that name no real public host: the plugin's own placeholder (`agent.localhost`, used when
+ * the public base URL is an IP address or `localhost`) and the reserved names of RFC 2606 and 6761.
+ */
+const PLACEHOLDER_PUBLISHER = /(?:^|\.)(?:localhost|test|example|invalid|local)$|(?:^|\.)example\.(?:com|net|org)$/;
 
 const SEGMENT = /^[a-z0-9][a-z0-9-]*$/;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
@@ -18,6 +25,8 @@ function entryProblems(entry: Record<string, unknown>): string[] {
   const id = typeof entry.identifier === 'string' ? entry.identifier.split(':') : [];
   if (id.length !== 5 || id[0] !== 'urn' || id[1] !== 'air' || !HOSTNAME.test(id[2]!) || isIP(id[2]!) || !SEGMENT.test(id[3]!) || !SEGMENT.test(id[4]!)) {
     p.push(`identifier ${JSON.stringify(entry.identifier)} is not urn:air:<host name>:<namespace>:<name>`);
+  } else if (PLACEHOLDER_PUBLISHER.test(id[2]!)) {
+    p.push(`identifier ${String(entry.identifier)} names the placeholder publisher ${id[2]}, not the site's public host (set the baseUrl option)`);
   }
   if (typeof entry.displayName !== 'string' || !entry.displayName.trim() || /[\r\n]/.test(entry.displayName)) p.push('displayName is not one non-empty line');
   if (typeof entry.description !== 'string' || !entry.description.trim()) p.push('description is empty');
@@ -34,7 +43,7 @@ function entryProblems(entry: Record<string, unknown>): string[] {
 }
 
 /** The ARD manifest: every entry follows the entry rules, and its same-origin url answers 200 with the entry's type. */
-export async function checkArd(ctx: CheckContext): Promise<CheckResult> {
+export async function checkArd(ctx: CheckContext): Promise<CheckOutcome> {
   const url = homeLink(ctx, 'ard')?.href ?? `${ctx.origin}/.well-known/ard.json`;
   const where = short(url, ctx.origin);
   const res = await ctx.client.fetch(url, { accept: ACCEPT.json });
@@ -60,5 +69,5 @@ export async function checkArd(ctx: CheckContext): Promise<CheckResult> {
   }
   return problems.length
     ? fail('ard', NAME, problems.join('; '), FIX)
-    : pass('ard', NAME, `${entries.length} entries (${entries.map((e) => (isObject(e) ? String(e.identifier) : '')).join(', ')}); ${resolved} urls served with their type`);
+    : pass('ard', NAME, `${plural(entries.length, 'entry', 'entries')} (${entries.map((e) => (isObject(e) ? String(e.identifier) : '')).join(', ')}); ${plural(resolved, 'url', 'urls')} served with their type`);
 }

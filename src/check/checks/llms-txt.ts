@@ -1,9 +1,10 @@
+import { checkName } from '../check-catalog.js';
 import { ACCEPT, type CheckContext } from '../context.js';
 import { parseLlmsFile, ReferenceParseError } from '../llms-txt-reference.js';
 import { describeResponse, mediaType } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, plural, type CheckOutcome } from '../report.js';
 
-const NAME = 'llms.txt (llmstxt.org reference grammar)';
+const NAME = checkName('llms-txt');
 const FIX =
   'Serve /llms.txt (200, text/plain or text/markdown, no redirect): "# Title", a blank line, "> one-line summary", ' +
   'a plain paragraph, then "## Section" headings whose every line is "- [name](absolute URL): note".';
@@ -17,7 +18,7 @@ function strayLines(text: string): string[] {
 }
 
 /** `/llms.txt`: answered directly, read by the reference grammar with its summary, every link absolute. */
-export async function checkLlmsTxt(ctx: CheckContext): Promise<CheckResult> {
+export async function checkLlmsTxt(ctx: CheckContext): Promise<CheckOutcome> {
   const head = ctx.probes?.get('/llms.txt');
   const res = await ctx.client.fetch('/llms.txt', { accept: ACCEPT.markdown });
   if (res.error !== undefined || res.status !== 200) return fail('llms-txt', NAME, `GET /llms.txt ${describeResponse(res)}`, FIX);
@@ -45,5 +46,5 @@ export async function checkLlmsTxt(ctx: CheckContext): Promise<CheckResult> {
   if (stray.length) problems.push(`section lines that are not "- [name](url)" items: ${stray.slice(0, 3).map((l) => JSON.stringify(l.slice(0, 60))).join(', ')}`);
   if (problems.length || !parsed) return fail('llms-txt', NAME, problems.join('; '), FIX);
   const links = Object.values(parsed.sections).flat().length;
-  return pass('llms-txt', NAME, `"${parsed.title}": summary, ${Object.keys(parsed.sections).length} sections, ${links} links`);
+  return pass('llms-txt', NAME, `"${parsed.title}": summary, ${plural(Object.keys(parsed.sections).length, 'section', 'sections')}, ${plural(links, 'link', 'links')}`);
 }

@@ -1,9 +1,10 @@
-import { ACCEPT, NEEDS_PAGE, type CheckContext } from '../context.js';
+import { checkName } from '../check-catalog.js';
+import { ACCEPT, type CheckContext } from '../context.js';
 import { variesOnAccept } from '../page-view.js';
 import { describeResponse, mediaType } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, skip, type CheckOutcome } from '../report.js';
 
-const NAME = 'Markdown negotiation on the page URL';
+const NAME = checkName('markdown-negotiation');
 const FIX =
   'On resource pages, answer a request that prefers text/markdown (Accept: text/markdown, text/html, */*) with the Markdown ' +
   '(200 text/markdown, Vary: Accept) and every HTML-first Accept with the HTML: agent.resourceLinks({ id, language }) on the page route does both.';
@@ -12,9 +13,9 @@ const FIX =
  * The page asked for as a coding agent asks (`text/markdown, text/html, *\/*`) gets Markdown with
  * `Vary: Accept`; as a browser and as an HTML-first fetcher, HTML.
  */
-export async function checkNegotiation(ctx: CheckContext): Promise<CheckResult> {
+export async function checkNegotiation(ctx: CheckContext): Promise<CheckOutcome> {
   const page = ctx.page?.view;
-  if (!page) return fail('markdown-negotiation', NAME, 'no page to check', NEEDS_PAGE);
+  if (!page) return skip('markdown-negotiation', NAME, 'no page to check');
   const problems: string[] = [];
   const md = await ctx.client.fetch(page.url, { accept: ACCEPT.markdownAgent });
   if (md.error !== undefined || md.status !== 200) problems.push(`Markdown-first Accept ${describeResponse(md)}`);

@@ -2,7 +2,7 @@ import { PATHS } from '../../paths.js';
 import { ACCEPT, isObject, llmsLinks, parseJson, resolve, short, type CheckContext } from '../context.js';
 import { linksWith, readPage } from '../page-view.js';
 import { describeResponse, sameOrigin } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, plural, type CheckOutcome } from '../report.js';
 import { searchItems, searchUrl, sitemapLocations, sitemapUrl } from './find-page.js';
 
 /** `--private` or `--noindex`: what the resource is, and so where it must not appear. */
@@ -63,7 +63,7 @@ const safeDecode = (s: string): string => {
 const URL_FIELDS = ['uri', 'page_url', 'json_url', 'markdown_url'] as const;
 
 /** Confirms one resource is not advertised anywhere the checks can see. */
-export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: HiddenRef): Promise<CheckResult> {
+export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: HiddenRef): Promise<CheckOutcome> {
   const id = `${kind}:${ref}`;
   const name = `${kind === 'private' ? 'Private' : 'Noindex'} resource ${ref} is not advertised`;
   const found: string[] = [];
@@ -104,7 +104,7 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
   if (sitemap.error === undefined && sitemap.status === 200) {
     const locs = sitemapLocations(sitemap.body);
     found.push(...locs.filter(matches).map((u) => `the sitemap lists it (${short(u, ctx.origin)})`));
-    looked.push(`sitemap (${locs.length} entries)`);
+    looked.push(`sitemap (${plural(locs.length, 'entry', 'entries')})`);
   }
   const search = searchUrl(ctx);
   if (search) {
@@ -112,7 +112,7 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
     const items = res.error === undefined && res.status === 200 ? searchItems(res.body) : [];
     const hits = items.filter((item) => aliases.includes(String(item.id)) || URL_FIELDS.some((f) => typeof item[f] === 'string' && matches(item[f])));
     if (hits.length) found.push('the first page of search results lists it');
-    looked.push(`search (first page, ${items.length} items)`);
+    looked.push(`search (first page, ${plural(items.length, 'item', 'items')})`);
   }
 
   // Its own page carries no Markdown or JSON alternates.

@@ -1,14 +1,15 @@
+import { checkName } from '../check-catalog.js';
 import { ACCEPT, homeLink, isObject, parseJson, short, type CheckContext } from '../context.js';
 import { describeResponse } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, plural, type CheckOutcome } from '../report.js';
 
-const NAME = 'OpenAPI document';
+const NAME = checkName('openapi');
 const FIX =
   'Publish an OpenAPI 3.1 document as JSON (application/openapi+json or application/json) with "info" and "paths", ' +
   'advertised as service-desc in the API catalog and the Link header.';
 
 /** The OpenAPI document (the catalog's service-desc, else the home page's, else /openapi.json) parses as 3.1 with paths. */
-export async function checkOpenApi(ctx: CheckContext): Promise<CheckResult> {
+export async function checkOpenApi(ctx: CheckContext): Promise<CheckOutcome> {
   const url = ctx.catalogServiceDescs?.[0] ?? homeLink(ctx, 'service-desc')?.href ?? `${ctx.origin}/openapi.json`;
   const res = await ctx.client.fetch(url, { accept: ACCEPT.document });
   const where = short(url, ctx.origin);
@@ -21,5 +22,5 @@ export async function checkOpenApi(ctx: CheckContext): Promise<CheckResult> {
   if (!isObject(doc.info) || typeof doc.info.title !== 'string' || typeof doc.info.version !== 'string') problems.push('"info" lacks title or version');
   const paths = isObject(doc.paths) ? Object.keys(doc.paths) : [];
   if (!paths.length) problems.push('no "paths"');
-  return problems.length ? fail('openapi', NAME, `${where}: ${problems.join('; ')}`, FIX) : pass('openapi', NAME, `${where}: OpenAPI ${String(doc.openapi)}, ${paths.length} paths`);
+  return problems.length ? fail('openapi', NAME, `${where}: ${problems.join('; ')}`, FIX) : pass('openapi', NAME, `${where}: OpenAPI ${String(doc.openapi)}, ${plural(paths.length, 'path', 'paths')}`);
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { checkName } from '../check-catalog.js';
 import type { CheckContext } from '../context.js';
 import { describeResponse, type SiteResponse } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, type CheckOutcome } from '../report.js';
 
 /**
  * The ten conventional paths agent-side fetchers HEAD-probe on a page's origin. A probe counts only
@@ -27,12 +28,12 @@ const absent = (res: SiteResponse): boolean => res.error === undefined && (res.s
  * HEADs the ten conventional paths (each must answer a direct 2xx or 404) and one random unpublished
  * `/.well-known/` path (must be 404: a catch-all 200 makes every probe a false positive).
  */
-export async function checkProbes(ctx: CheckContext): Promise<CheckResult[]> {
+export async function checkProbes(ctx: CheckContext): Promise<CheckOutcome[]> {
   const answers = await Promise.all(CONVENTIONAL_PATHS.map((path) => ctx.client.fetch(path, { method: 'HEAD' })));
   ctx.probes = new Map(CONVENTIONAL_PATHS.map((path, i) => [path, answers[i]!]));
   const wrong = CONVENTIONAL_PATHS.filter((_, i) => !found(answers[i]!) && !absent(answers[i]!));
   const ok2xx = CONVENTIONAL_PATHS.filter((_, i) => found(answers[i]!));
-  const name = 'Conventional paths (HEAD, direct answers)';
+  const name = checkName('probes');
   const probes = wrong.length
     ? fail(
         'probes',
@@ -45,7 +46,7 @@ export async function checkProbes(ctx: CheckContext): Promise<CheckResult[]> {
 
   const random = `/.well-known/check-${randomBytes(6).toString('hex')}`;
   const res = await ctx.client.fetch(random, { method: 'HEAD' });
-  const catchAllName = 'Unpublished /.well-known/ path is 404';
+  const catchAllName = checkName('catch-all');
   const catchAll = absent(res)
     ? pass('catch-all', catchAllName, `${random} answered ${res.status}`)
     : fail(

@@ -1,10 +1,11 @@
-import { ACCEPT, NEEDS_PAGE, isObject, parseJson, short, type CheckContext } from '../context.js';
+import { checkName } from '../check-catalog.js';
+import { ACCEPT, isObject, parseJson, short, type CheckContext } from '../context.js';
 import { linksWith, readPage, type PageView, type SeenLink } from '../page-view.js';
 import { describeResponse, mediaType, sameOrigin } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { fail, pass, skip, type CheckOutcome } from '../report.js';
 
-const READ = 'Resource read (the page alternates)';
-const LANGUAGE = 'Resource language';
+const READ = checkName('resource-read');
+const LANGUAGE = checkName('resource-language');
 const FIX_READ =
   "The page's alternates must answer: the JSON alternate 200 with JSON, the Markdown alternate 200 with text/markdown, " +
   'both to anonymous clients and without a redirect.';
@@ -24,9 +25,9 @@ const alternates = (view: PageView): SeenLink[] => [
 ];
 
 /** The JSON and Markdown alternates of the page answer with JSON and Markdown. */
-export async function checkResourceRead(ctx: CheckContext): Promise<{ result: CheckResult; read?: Read }> {
+export async function checkResourceRead(ctx: CheckContext): Promise<{ result: CheckOutcome; read?: Read }> {
   const view = ctx.page?.view;
-  if (!view) return { result: fail('resource-read', READ, 'no page to check', NEEDS_PAGE) };
+  if (!view) return { result: skip('resource-read', READ, 'no page to check') };
   const links = [...view.headerLinks, ...view.headLinks];
   const json = linksWith(links, 'alternate', 'application/json')[0];
   const markdown = linksWith(links, 'alternate', 'text/markdown')[0];
@@ -84,9 +85,9 @@ function readLanguage(read: Read): string | undefined {
  * The page's alternates carry its language (`hreflang`, `?language=`), the JSON read answers in it,
  * and, when the read names the page in another language, that page's alternates carry that one.
  */
-export async function checkLanguage(ctx: CheckContext, read: Read | undefined): Promise<CheckResult> {
+export async function checkLanguage(ctx: CheckContext, read: Read | undefined): Promise<CheckOutcome> {
   const view = ctx.page?.view;
-  if (!view) return fail('resource-language', LANGUAGE, 'no page to check', NEEDS_PAGE);
+  if (!view) return skip('resource-language', LANGUAGE, 'no page to check');
   const language = view.language;
   if (!language) return fail('resource-language', LANGUAGE, 'the page declares no language (<html lang> or Content-Language)', FIX_LANGUAGE);
   const problems = mislabelled(view, language).map((p) => `${language} page: ${p}`);

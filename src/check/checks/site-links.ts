@@ -1,11 +1,12 @@
-import { siteLinks } from '../../discovery/site-links.js';
-import { ACCEPT, NEEDS_PAGE, short, type CheckContext } from '../context.js';
+import { SITE_LINK_RELS } from '../../link-relations.js';
+import { checkName } from '../check-catalog.js';
+import { ACCEPT, short, type CheckContext } from '../context.js';
 import { linksWith, readPage, type PageView, type SeenLink } from '../page-view.js';
 import { describeResponse, mediaType, type SiteResponse } from '../site-client.js';
-import { fail, pass, type CheckResult } from '../report.js';
+import { blocked, fail, pass, type CheckOutcome } from '../report.js';
 
 /** The site-level relations every resource response and the home page carry. */
-export const SITE_RELS: readonly string[] = siteLinks('').map((l) => l.rel);
+export const SITE_RELS: readonly string[] = SITE_LINK_RELS;
 
 const FIX_SITE_HEADER =
   'Send the site-level links in one Link header (rel="api-catalog", "service-desc", "service-doc", "describedby", "ard"): ' +
@@ -39,15 +40,15 @@ function notHtml(res: SiteResponse): string | undefined {
 }
 
 /** The home page's Link header (GET and HEAD) and `<head>`. */
-export async function checkHome(ctx: CheckContext): Promise<CheckResult[]> {
-  const headerName = 'Home page Link header';
-  const headName = 'Home page <head> links';
+export async function checkHome(ctx: CheckContext): Promise<CheckOutcome[]> {
+  const headerName = checkName('home-link-header');
+  const headName = checkName('home-head');
   const { res, note } = await fetchHtml(ctx, ctx.homeUrl, true);
   const problem = notHtml(res);
   if (problem || res.error !== undefined) {
     const detail = `GET /${note} ${problem}`;
-    const fix = 'Serve the home page as HTML (200) to anonymous visitors.';
-    return [fail('home-link-header', headerName, detail, fix), fail('home-head', headName, detail, fix)];
+    const root = fail('home-link-header', headerName, detail, 'Serve the home page as HTML (200) to anonymous visitors.');
+    return [root, blocked('home-head', headName, root)];
   }
   ctx.home = readPage(res);
   const head = await ctx.client.fetch(res.url, { method: 'HEAD', accept: ACCEPT.fetcher });
@@ -89,18 +90,19 @@ function alternateProblems(links: readonly SeenLink[], header: boolean): string[
 }
 
 /** The chosen page: reachable as HTML, with the site-level links and its alternates in header and `<head>`. */
-export async function checkPage(ctx: CheckContext, found: { url: string; via: string } | { problem: string }): Promise<CheckResult[]> {
-  const names = { page: 'A resource page', header: 'Page Link header', head: 'Page <head> links' } as const;
+export async function checkPage(ctx: CheckContext, found: { url: string; via: string } | { problem: string }): Promise<CheckOutcome[]> {
+  const names = { page: checkName('page'), header: checkName('page-link-header'), head: checkName('page-head') } as const;
   if ('problem' in found) {
     const fix = 'Give the page to check with --page <url>, or list pages in llms.txt, a sitemap or a search API.';
-    return [fail('page', names.page, found.problem, fix), fail('page-link-header', names.header, 'no page to check', NEEDS_PAGE), fail('page-head', names.head, 'no page to check', NEEDS_PAGE)];
+    const root = fail('page', names.page, found.problem, fix);
+    return [root, blocked('page-link-header', names.header, root), blocked('page-head', names.head, root)];
   }
   const { res } = await fetchHtml(ctx, found.url, false);
   const problem = notHtml(res);
   if (problem || res.error !== undefined) {
     const fix = 'The page must answer 200 with HTML to anonymous visitors, without a redirect.';
-    const detail = `${short(found.url, ctx.origin)} ${problem}`;
-    return [fail('page', names.page, detail, fix), fail('page-link-header', names.header, 'no page to check', NEEDS_PAGE), fail('page-head', names.head, 'no page to check', NEEDS_PAGE)];
+    const root = fail('page', names.page, `${short(found.url, ctx.origin)} ${problem}`, fix);
+    return [root, blocked('page-link-header', names.header, root), blocked('page-head', names.head, root)];
   }
   const view: PageView = readPage(res);
   ctx.page = { view, via: found.via };
