@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
-import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
+import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions, type Block, type LocalizedText } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
 import { createSitemapRoute } from './sitemap.js';
 import { createResourceAdmin } from './admin-resources.js';
@@ -34,6 +34,21 @@ export interface ExampleSite {
 }
 
 const LANGUAGES = ['en', 'nl'];
+
+/** A stored block as the site's page template shows it, its texts in `lang`. */
+function humanBlock(b: Block, lang: string) {
+  const props: { images?: unknown; answers?: unknown; tone?: unknown } = b.props ?? {};
+  const images = Array.isArray(props.images) ? props.images.filter((i): i is { src: string; alt?: LocalizedText } => typeof i?.src === 'string' && i.src.startsWith('/')) : [];
+  return {
+    type: b.type.startsWith('survey_') ? 'poll' : b.type,
+    rsc_id: b.rsc_id,
+    header: localize(b.header, lang, 'en'),
+    body: localize(b.body, lang, 'en'),
+    tone: typeof props.tone === 'string' ? props.tone : 'info',
+    images: images.map((i) => ({ src: i.src, alt: localize(i.alt, lang, 'en') })),
+    answers: Array.isArray(props.answers) ? props.answers.filter((a): a is string => typeof a === 'string') : [],
+  };
+}
 
 /** The 4xx status an error carries (Express and body-parser set `status`), else undefined. */
 function clientErrorStatus(error: unknown): number | undefined {
@@ -70,6 +85,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     mcp: true,
     cors: true,
     robotsTxt: true,
+    // The site's own admin stays one click away from the agent admin pages.
+    adminLinks: [{ label: 'Edit resources', href: '/admin/resources' }],
     database: o.database,
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...o.plugin,
@@ -109,7 +126,6 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     res.type('html').send(
       views.render(view, {
         siteTitle: agent.options.siteTitle,
-        description: agent.options.description,
         admin: isAdmin(req, session),
         lang: 'en',
         agentHead,
@@ -132,7 +148,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
         .orderBy('publication_start', 'desc')
         .limit(12)
         .execute();
-      await render(req, res, 'home.njk', { pageTitle: 'Home', resources: rows.map((r) => ({ id: r.id, title: localize(r.title, 'en') })) });
+      // The description in force: the admin's Settings value, else the option.
+      const { description } = await agent.settings();
+      await render(req, res, 'home.njk', { pageTitle: 'Home', description, resources: rows.map((r) => ({ id: r.id, title: localize(r.title, 'en') })) });
     } catch (error) {
       next(error);
     }
@@ -162,9 +180,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
           title: localize(row.title, lang, 'en'),
           summary: localize(row.summary, lang, 'en'),
           body: localize(row.body, lang, 'en'),
-          blocks: row.blocks
-            .filter((b) => !b.type.startsWith('survey_'))
-            .map((b) => ({ ...b, header: localize(b.header, lang, 'en'), body: localize(b.body, lang, 'en') })),
+          // Every block is the human's too: the callout agents also get, the gallery they are told is
+          // omitted, and the poll they never see.
+          blocks: row.blocks.map((b) => humanBlock(b, lang)),
           license: localize(row.license, lang, 'en'),
           attribution: localize(row.attribution, lang, 'en'),
         },

@@ -130,7 +130,16 @@ export async function seedDemoContent(db: Kysely<Database>): Promise<void> {
       { type: 'text', name: 'text1', body: { en: '<p>A text block.</p>', nl: '<p>Een tekstblok.</p>' } },
       { type: 'survey_thurstone', name: 'poll', header: { en: 'Do you like harbours?' }, props: { answers: ['yes', 'no'] } },
       { type: 'callout', name: 'note', header: { en: 'Tip', nl: 'Tip' }, body: { en: '<p>Visit at dawn.</p>', nl: '<p>Kom bij dageraad.</p>' }, props: { tone: 'info' } },
-      { type: 'gallery', name: 'pics', props: { images: [1, 2, 3] } },
+      {
+        type: 'gallery',
+        name: 'pics',
+        props: {
+          images: [
+            { src: '/media/attachment/harbour-dawn.png', alt: { en: 'The harbour at dawn', nl: 'De haven bij dageraad' } },
+            { src: '/media/inline/harbour-small.png', alt: { en: 'The small harbour', nl: 'De kleine haven' } },
+          ],
+        },
+      },
     ],
     publicationStart: ago(20),
     modified: ago(1),

@@ -48,6 +48,11 @@ async function renderPage(req, res, next) {
 
 const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-const server = app.listen(Number(process.env.PORT ?? 3000), () => {
-  console.log(`listening on http://localhost:${server.address().port}/`)
+const port = Number(process.env.PORT ?? 3000)
+const server = app.listen(port)
+server.on('listening', () => console.log(`listening on http://localhost:${server.address().port}/`))
+server.on('error', (error) => {
+  // A port already taken (or not allowed) is said plainly, and the host stops.
+  console.error(error.code === 'EADDRINUSE' ? `port ${port} is in use: stop what listens there, or set PORT` : `cannot listen on port ${port}: ${error.message}`)
+  agent.close().finally(() => process.exit(1))
 })

@@ -112,6 +112,12 @@ export interface AgentDiscoveryOptions {
   isAdmin?: ((req: Request) => boolean | Promise<boolean>) | undefined;
   /** Key (≥ 32 characters) of the admin forms' CSRF tokens; the same on every instance. @default random per process */
   adminSecret?: string | undefined;
+  /**
+   * Links the admin pages show next to "Back to the site", such as the host's own admin:
+   * `[{ label: 'Edit resources', href: '/admin/resources' }]` (a root-relative path or an http(s) URL;
+   * at most 10). @default []
+   */
+  adminLinks?: { label: string; href: string }[] | undefined;
   /** The ARD manifest's identifier and registry hints. */
   ard?:
     | {

@@ -8,6 +8,7 @@ import type { Database } from './db/schema.js';
 import { DEFAULT_TEXT_SEARCH_CONFIGURATION } from './db/content-binding.js';
 import type { AgentDiscoveryOptions, CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 import { isLanguageTag } from './content/language.js';
+import { MAX_PAGE_URL_LENGTH, PAGE_URL_PATTERN } from './content/page-url.js';
 
 /** The plugin's own templates directory: always the last in the lookup order. */
 export const PLUGIN_TEMPLATE_DIR = (() => {
@@ -172,6 +173,17 @@ export const optionsSchema = z
     onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR),
     isAdmin: fn<(req: Request) => boolean | Promise<boolean>>('request → true for an administrator').default(() => DEFAULT_IS_ADMIN),
     adminSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+    adminLinks: z
+      .array(
+        z
+          .object({
+            label: z.string().trim().min(1).max(100),
+            href: z.string().max(MAX_PAGE_URL_LENGTH).regex(PAGE_URL_PATTERN, 'expected a root-relative path such as "/admin" or an http(s) URL'),
+          })
+          .strict(),
+      )
+      .max(10)
+      .default([]),
     ard: z
       .object({
         namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),
@@ -227,6 +239,7 @@ export type OptionsMatchSchema = Assert<
     SameType<Exclude<NonNullable<AgentDiscoveryOptions['mcp']>, boolean>, Exclude<NonNullable<SchemaInput['mcp']>, boolean>>,
     SameType<Exclude<NonNullable<AgentDiscoveryOptions['llmsFull']>, boolean>, Exclude<NonNullable<SchemaInput['llmsFull']>, boolean>>,
     SameType<NonNullable<AgentDiscoveryOptions['textSearch']>, NonNullable<SchemaInput['textSearch']>>,
+    SameType<NonNullable<AgentDiscoveryOptions['adminLinks']>[number], NonNullable<SchemaInput['adminLinks']>[number]>,
   ]
 >;
 export type ResolvedOptions = Readonly<z.output<typeof optionsSchema>>;

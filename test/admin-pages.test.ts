@@ -133,8 +133,8 @@ for (const backend of backends) {
 
       for (const [ref, why] of [
         [DEMO.unpublished, /<li>not published<\/li>/],
-        [DEMO.scheduled, /before its window: publication starts \d{4}-/],
-        [DEMO.expired, /after its window: publication ended \d{4}-/],
+        [DEMO.scheduled, /before its window: publication starts \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC<\/li>/],
+        [DEMO.expired, /after its window: publication ended \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC<\/li>/],
         [DEMO.noindex, /resource noindex: the resource itself is marked noindex/],
       ] as const) {
         assert.match((await inspect(ref)).html, why, ref);
@@ -156,7 +156,91 @@ for (const backend of backends) {
       assert.equal((await inspect('no_such_resource')).status, 404);
       const bad = await inspect('Not%20A%20Ref');
       assert.equal(bad.status, 400);
-      assert.match(bad.html, /is not a resource id or name/);
+      assert.match(bad.html, /is not a resource id, name or page URL/);
+    });
+
+    it('the inspector takes a page URL, names a missing language, links the human page, and lists and searches what agents can find', async () => {
+      const inspect = async (query: string) => {
+        const res = await fetch(`${base}/admin/agent/resource?${query}`, { headers: { cookie: admin } });
+        return { status: res.status, html: await res.text() };
+      };
+      const welcome = (await getJson(`${base}/api/agent/resource/${DEMO.welcome}?language=nl`)).result;
+      // A page URL, absolute or root-relative, in the language of the URL.
+      for (const ref of [welcome.page_url, new URL(welcome.page_url).pathname, `${welcome.page_url}/?utm=x`]) {
+        const byUrl = await inspect(`ref=${encodeURIComponent(ref)}`);
+        assert.equal(byUrl.status, 200, ref);
+        assert.match(byUrl.html, new RegExp(`\\(id ${welcome.id}, name ${DEMO.welcome},`), ref);
+        assert.match(byUrl.html, /content_complete: <strong>true<\/strong> \(language nl\)/, ref);
+        assert.ok(byUrl.html.includes(`Human page (nl): <a id="human-page" href="${welcome.page_url}">`), ref);
+        assert.doesNotMatch(byUrl.html, /id="language-note"/);
+      }
+      // The plugin's entity URL carries the id: found, and said how.
+      const byEntity = await inspect(`ref=${encodeURIComponent(`/id/${welcome.id}`)}`);
+      assert.match(byEntity.html, new RegExp(`\\(id ${welcome.id}, name ${DEMO.welcome},`));
+      assert.match(byEntity.html, new RegExp(`id="url-note">No resource has exactly this page URL; &quot;${welcome.id}&quot; in it names the resource shown`));
+      const elsewhere = await inspect(`ref=${encodeURIComponent('https://elsewhere.example/en/page/1')}`);
+      assert.equal(elsewhere.status, 400);
+      assert.match(elsewhere.html, /https:\/\/elsewhere\.example\/en\/page\/1 is not a page of this site: its pages are on http:\/\/127\.0\.0\.1:\d+\./);
+      const nowhere = await inspect(`ref=${encodeURIComponent('/en/no-such-page')}`);
+      assert.equal(nowhere.status, 404);
+      assert.match(nowhere.html, /No resource has the page URL http:\/\/127\.0\.0\.1:\d+\/en\/no-such-page/);
+
+      // A language the resource lacks is said, by name and by its English page URL alike.
+      const dutch = (await getJson(`${base}/api/agent/resource/${DEMO.dutchOnly}?language=nl`)).result;
+      for (const query of [`ref=${DEMO.dutchOnly}&language=en`, `ref=${encodeURIComponent(dutch.page_url.replace('/nl/', '/en/'))}`]) {
+        const page = await inspect(query);
+        assert.match(page.html, /<p role="status" id="language-note">This resource has no en version; showing nl\.<\/p>/, query);
+        assert.ok(page.html.includes(`Human page (nl): <a id="human-page" href="${dutch.page_url}">`), query);
+      }
+      assert.doesNotMatch((await inspect(`ref=${DEMO.dutchOnly}&language=nl`)).html, /id="language-note"/);
+
+      // Nothing entered: the newest resources agents can find, paged, as the search API lists them.
+      const listed = (html: string) => [...html.matchAll(/<tr><td><a href="\/admin\/agent\/resource\?ref=(\d+)">/g)].map((m) => Number(m[1]));
+      const first = await inspect('');
+      assert.equal(first.status, 200);
+      const api = (await getJson(`${base}/api/agent/search?sort=newest&pagelen=20`)).result;
+      assert.deepEqual(listed(first.html), api.items.map((i: { id: number }) => i.id));
+      assert.match(first.html, /<td class="nowrap">\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC<\/td>/);
+      assert.match(first.html, /<a rel="next" href="\/admin\/agent\/resource\?page=2">Older<\/a>/);
+      const second = await inspect('page=2');
+      const api2 = (await getJson(api.next_url)).result;
+      assert.deepEqual(listed(second.html), api2.items.map((i: { id: number }) => i.id));
+      assert.match(second.html, /<a rel="prev" href="\/admin\/agent\/resource\?page=1">Newer<\/a>/);
+      // A search, by the search API's own rules: nothing private, however it matches.
+      const found = await inspect('text=harbour');
+      const apiFound = (await getJson(`${base}/api/agent/search?text=harbour&sort=newest&pagelen=20`)).result;
+      assert.ok(apiFound.items.length > 0);
+      assert.deepEqual(listed(found.html), apiFound.items.map((i: { id: number }) => i.id));
+      const privateId = (await inspect(`ref=${DEMO.private}`)).html.match(/\(id (\d+),/)?.[1];
+      const secret = await inspect('text=SECRET');
+      assert.ok(privateId && !listed(secret.html).includes(Number(privateId)), 'a private resource is never listed');
+      assert.match(secret.html, /id="no-results">No resource agents can find matches “SECRET”/);
+    });
+
+    it('the admin pages load their own stylesheet under a CSP without inline styles or scripts, with readable sizes and a way back', async () => {
+      const res = await fetch(`${base}/admin/agent/`, { headers: { cookie: admin } });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /style-src 'self'(;|$)/);
+      assert.doesNotMatch(csp, /unsafe-inline|script-src/);
+      const html = await res.text();
+      assert.doesNotMatch(html, /<style|<script|style="/);
+      const href = /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1];
+      assert.equal(href, '/admin/agent/agent-admin.css');
+      const css = await fetch(`${base}${href}`, { headers: { cookie: admin } });
+      assert.equal(css.status, 200);
+      assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
+      assert.match(await css.text(), /\.nowrap\{white-space:nowrap/);
+      assert.equal((await fetch(`${base}${href}`)).status, 404, 'anonymous visitors get 404 for the stylesheet too');
+      // Sizes in binary units that do not wrap; the way back to the site and the host's admin; the plans page.
+      const sizes = [...html.matchAll(/<td class="nowrap num" title="(\d+) bytes">([^<]+)<\/td>/g)];
+      assert.ok(sizes.length >= 6, 'every document has its size');
+      for (const [, bytes, shown] of sizes) assert.equal(shown, Number(bytes) < 1024 ? `${bytes} bytes` : `${(Number(bytes) / 1024).toFixed(1)} KiB`);
+      assert.match(html, /<a href="http:\/\/127\.0\.0\.1:\d+\/">Back to the site<\/a>/);
+      assert.match(html, /<a href="\/admin\/resources">Edit resources<\/a>/);
+      assert.match(html, /<a href="\/admin\/agent\/plans">Query plans<\/a>/);
+      assert.match(html, /<time datetime="\d{4}-\d{2}-\d{2}T[^"]+">\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC<\/time>/);
+      assert.doesNotMatch(html.replace(/datetime="[^"]+"/g, ''), /\d{2}:\d{2}:\d{2}\.\d{3}Z/, 'no raw ISO dates shown');
     });
 
     it('a POST without the CSRF token, with a wrong one or without the cookie is refused with 403', async () => {

@@ -1,8 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AgentContext } from '../context.js';
-import { runSiteChecks, siteCheckUsageError, SiteUnreachableError, type CheckStatus, type HiddenRef } from '../check/index.js';
+import { runSiteChecks, siteCheckUsageError, type HiddenRef } from '../check/index.js';
 import { markPluginResponse } from '../http/plugin-response.js';
-import { resourceRef } from '../http/parameters.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { reportUnexpected } from '../http/route-errors.js';
@@ -10,7 +9,8 @@ import { effectiveSettings } from '../settings/effective-settings.js';
 import { writeStoredSettings } from '../settings/settings-store.js';
 import { SETTING_LIMITS } from '../settings/settings-schema.js';
 import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
-import { inspectResource } from './inspector.js';
+import { inspectResource, resolveInspectTarget } from './inspector.js';
+import { listResources, MAX_RESOURCE_LIST_PAGE, MAX_RESOURCE_LIST_TEXT } from './resource-list.js';
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows, SETTING_LABELS } from './overview.js';
 import { formValues, readSettingsForm } from './settings-form.js';
 import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
@@ -23,7 +23,17 @@ export const ADMIN_TEMPLATES = {
   verify: 'agent_admin_verify.njk',
   settings: 'agent_admin_settings.njk',
   message: 'agent_admin_message.njk',
+  stylesheet: 'agent_admin.css',
 } as const;
+
+/** Where the router serves the admin stylesheet (relative to its mount path). */
+export const ADMIN_STYLESHEET_PATH = '/agent-admin.css';
+
+/**
+ * The admin pages' Content-Security-Policy: no script at all, styles only from the admin's own
+ * stylesheet (same origin), forms posting only to this site, never framed.
+ */
+export const ADMIN_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The largest admin form body read; a bigger one is refused before it is parsed. */
 export const MAX_ADMIN_FORM_BYTES = 4 * 1024 * 1024;
@@ -63,6 +73,7 @@ export function createAdminRouter(ctx: AgentContext): Router {
   const pages = adminPages(ctx);
   const form = express.urlencoded({ extended: false, limit: MAX_ADMIN_FORM_BYTES, parameterLimit: 20 });
   router.use(adminOnly(ctx));
+  router.get(ADMIN_STYLESHEET_PATH, adminStylesheet(ctx));
   router.get('/', handle(overviewPage(pages)));
   router.get('/resource', handle(inspectorPage(pages)));
   router.get('/verify', handle((req, res) => pages.render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target: `${pages.baseOf(req)}/` })));
@@ -96,7 +107,7 @@ function adminOnly(ctx: AgentContext) {
       'Cache-Control': 'no-store',
       'X-Robots-Tag': 'noindex, nofollow',
       'X-Frame-Options': 'DENY',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      'Content-Security-Policy': ADMIN_CSP,
       'Referrer-Policy': 'same-origin',
     });
     next();
@@ -120,6 +131,8 @@ function adminPages(ctx: AgentContext): AdminPages {
       const admin = {
         path: req.baseUrl,
         siteTitle: ctx.options.siteTitle,
+        siteUrl: `${base}/`,
+        links: ctx.options.adminLinks,
         csrfField: CSRF_FIELD,
         csrfToken: csrf.token(req, res),
         documents: {
@@ -141,6 +154,14 @@ function adminPages(ctx: AgentContext): AdminPages {
   };
 }
 
+/** The admin stylesheet (a template, so a site can override it); cached briefly by the admin's browser only. */
+function adminStylesheet(ctx: AgentContext) {
+  return function adminStylesheet(_req: Request, res: Response) {
+    res.set('Cache-Control', 'private, max-age=300');
+    res.type('css').send(ctx.templates.render(ADMIN_TEMPLATES.stylesheet, {}));
+  };
+}
+
 function overviewPage({ ctx, baseOf, render }: AdminPages) {
   return async (req: Request, res: Response) => {
     const base = baseOf(req);
@@ -156,15 +177,23 @@ function overviewPage({ ctx, baseOf, render }: AdminPages) {
 
 function inspectorPage({ ctx, baseOf, render }: AdminPages) {
   return async (req: Request, res: Response) => {
-    const raw = typeof req.query.ref === 'string' ? req.query.ref.trim() : '';
-    const language = typeof req.query.language === 'string' && ctx.options.languages.includes(req.query.language) ? req.query.language : ctx.options.defaultLanguage;
-    if (!raw) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: '' });
-    const parsed = resourceRef.safeParse(raw);
-    if (!parsed.success) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `"${raw}" is not a resource id or name: expected a number or a name such as about_us.` }, 400);
+    const query = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).trim() : '');
+    const raw = query('ref');
+    const asked = query('language');
+    const base = baseOf(req);
     const settings = await effectiveSettings(ctx);
-    const inspection = await inspectResource(ctx, req, baseOf(req), parsed.data, language, settings);
-    if (!inspection) return render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, problem: `There is no resource with the id or name "${raw}".` }, 404);
-    render(req, res, ADMIN_TEMPLATES.resource, { page: 'resource', ref: raw, r: inspection, languages: ctx.options.languages });
+    const page = { page: 'resource', ref: raw, languages: ctx.options.languages };
+    if (!raw) {
+      const text = query('text').slice(0, MAX_RESOURCE_LIST_TEXT);
+      const number = Math.min(Math.max(Number.parseInt(query('page'), 10) || 1, 1), MAX_RESOURCE_LIST_PAGE);
+      return render(req, res, ADMIN_TEMPLATES.resource, { ...page, list: await listResources(ctx, base, settings.noindex, text, number) });
+    }
+    const target = await resolveInspectTarget(ctx, base, raw);
+    if ('problem' in target) return render(req, res, ADMIN_TEMPLATES.resource, { ...page, problem: target.problem }, target.status);
+    const language = ctx.options.languages.includes(asked) ? asked : (target.language ?? ctx.options.defaultLanguage);
+    const inspection = await inspectResource(ctx, req, base, target.ref, language, settings);
+    if (!inspection) return render(req, res, ADMIN_TEMPLATES.resource, { ...page, problem: `There is no resource with the id or name "${raw}".` }, 404);
+    render(req, res, ADMIN_TEMPLATES.resource, { ...page, r: inspection, note: target.note });
   };
 }
 
@@ -176,30 +205,20 @@ function plansPage({ ctx, render }: AdminPages) {
   };
 }
 
-/** The time of a Verify run, for people: `1 December 2026, 11:12:05 UTC`. */
-const verifyTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' });
-
-/** Runs the checks against the site's public base (a page of it when given) and shows the report with what was entered. */
 function verifyAction({ baseOf, render, checkCsrf }: AdminPages) {
   return async (req: Request, res: Response) => {
     checkCsrf(req);
     const body = req.body as Record<string, unknown>;
     const target = `${baseOf(req)}/`;
-    const entered = Object.fromEntries((['page', 'private', 'noindex'] as const).map((k) => [k, typeof body[k] === 'string' ? (body[k] as string).trim() : '']));
-    const hidden: HiddenRef[] = (['private', 'noindex'] as const).flatMap((kind) => (entered[kind] ? [{ kind, ref: entered[kind] }] : []));
-    const options = { hidden, ...(entered.page ? { page: entered.page } : {}) };
-    const vars = { page: 'verify', target, entered };
-    const problem = siteCheckUsageError(target, options);
-    if (problem) return render(req, res, ADMIN_TEMPLATES.verify, { ...vars, problem: `The checks cannot run: ${problem}.` }, 400);
-    try {
-      const report = await runSiteChecks(target, options);
-      const count = (status: CheckStatus) => report.checks.filter((c) => c.status === status).length;
-      const counts = { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), notApplicable: count('not_applicable') };
-      render(req, res, ADMIN_TEMPLATES.verify, { ...vars, report, counts, ranAt: verifyTime.format(new Date(report.ranAt)) });
-    } catch (error) {
-      if (!(error instanceof SiteUnreachableError)) throw error;
-      render(req, res, ADMIN_TEMPLATES.verify, { ...vars, problem: `The checks cannot run: ${error.message}.` }, 502);
+    const hidden: HiddenRef[] = [];
+    for (const kind of ['private', 'noindex'] as const) {
+      const ref = typeof body[kind] === 'string' ? (body[kind] as string).trim() : '';
+      if (ref) hidden.push({ kind, ref });
     }
+    const problem = siteCheckUsageError(target, { hidden });
+    if (problem) throw new AdminError(400, 'Cannot verify', `The checks cannot run: ${problem}.`);
+    const report = await runSiteChecks(target, { hidden });
+    render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target, report, failed: report.checks.filter((c) => !c.ok).length });
   };
 }
 

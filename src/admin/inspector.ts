@@ -1,18 +1,20 @@
 import type { Request } from 'express';
-import { sql, type SqlBool } from 'kysely';
 import type { AgentContext } from '../context.js';
-import { advertisedLanguage, chooseLanguage, localize } from '../content/language.js';
+import { advertisedLanguage, chooseLanguage, localize, storedLanguages } from '../content/language.js';
+import { isPageUrlRef, pagePathKey, pageUrlOf, pageUrlSegments } from '../content/page-url.js';
+import { byRef, parseResourceRef, type ResourceRef } from '../content/resource-ref.js';
 import { explainExposure, noindexCategoryChain, notMeta, type ExposureReason } from '../content/visibility.js';
 import { formatAgentLink } from '../discovery/link-format.js';
 import { renderHeadLinks } from '../discovery/head-links.js';
 import { pageLinks } from '../discovery/resource-links.js';
 import { markdownRepresentation } from '../facade/markdown-route.js';
 import { PATHS } from '../paths.js';
-import { absoluteUrl } from '../http/urls.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
+import { adminDate } from './admin-format.js';
 
 /** The stored facts an explanation quotes (not a rule: the verdicts come from `explainExposure`). */
-async function resourceFacts(ctx: AgentContext, ref: number | string) {
+async function resourceFacts(ctx: AgentContext, ref: ResourceRef) {
   return ctx.db
     .selectFrom('rsc as r')
     .leftJoin('rsc as cat', 'cat.id', 'r.category_id')
@@ -25,11 +27,61 @@ async function resourceFacts(ctx: AgentContext, ref: number | string) {
       'r.publication_start',
       'r.publication_end',
       'r.category_id',
+      'r.page_url',
       'cat.name as category_name',
       notMeta('r').as('not_meta'),
     ])
-    .where(typeof ref === 'number' ? sql<SqlBool>`r.id = ${ref}` : sql<SqlBool>`r.name = ${ref}`)
+    .where(byRef('r', ref))
     .executeTakeFirst();
+}
+
+type Facts = NonNullable<Awaited<ReturnType<typeof resourceFacts>>>;
+
+/** The resource's human page in `language`, absolute: the same URL its reads and links cite. */
+const humanPage = (ctx: AgentContext, base: string, f: Facts, language: string): string =>
+  resolveOnBase(base, pageUrlOf(ctx.options.pageUrl, f, language, f.category_name));
+
+/** What the admin typed, resolved: a resource (with the language of its page URL), or why not. */
+export type InspectTarget =
+  | { readonly ref: ResourceRef; readonly language?: string; readonly note?: string }
+  | { readonly problem: string; readonly status: 400 | 404 };
+
+/** The most path segments of a page URL looked up as ids or names. */
+const MAX_URL_CANDIDATES = 8;
+
+/**
+ * Reads the inspector's input: an id, a name, or a page URL of the site (absolute or root-relative,
+ * the forms Verify takes). A URL is the page of the resource whose page URL, in one of its languages,
+ * has the same path; failing that, of the resource whose id or name is a segment of it (such as
+ * `/id/12`), said in a note.
+ */
+export async function resolveInspectTarget(ctx: AgentContext, base: string, text: string): Promise<InspectTarget> {
+  const origin = new URL(base).origin;
+  if (!isPageUrlRef(text)) {
+    const ref = parseResourceRef(text);
+    if (ref !== undefined) return { ref };
+    return { problem: `"${text}" is not a resource id, name or page URL: enter a number, a name such as about_us, or a page URL such as ${origin}/en/page/12.`, status: 400 };
+  }
+  let url: URL;
+  try {
+    url = new URL(text, `${origin}/`);
+  } catch {
+    return { problem: `"${text}" is not a URL.`, status: 400 };
+  }
+  if (url.origin !== origin) return { problem: `${url.href} is not a page of this site: its pages are on ${origin}.`, status: 400 };
+  const key = pagePathKey(url);
+  let bySegment: { ref: number; segment: string } | undefined;
+  for (const segment of pageUrlSegments(url).slice(0, MAX_URL_CANDIDATES)) {
+    const ref = parseResourceRef(segment);
+    const facts = ref === undefined ? undefined : await resourceFacts(ctx, ref);
+    if (!facts) continue;
+    for (const language of new Set([...storedLanguages(facts.language), ...ctx.options.languages])) {
+      if (pagePathKey(new URL(humanPage(ctx, base, facts, language))) === key) return { ref: facts.id, language };
+    }
+    bySegment ??= { ref: facts.id, segment };
+  }
+  if (bySegment) return { ref: bySegment.ref, note: `No resource has exactly this page URL; "${bySegment.segment}" in it names the resource shown.` };
+  return { problem: `No resource has the page URL ${url.href}, and no id or name of a resource is part of it.`, status: 404 };
 }
 
 const categoryLabel = (c: { id: number; name: string | null }) => (c.name ? `"${c.name}" (${c.id})` : `#${c.id}`);
@@ -41,7 +93,7 @@ const MARKER_LINE = /^\[(?:Omitted|Content truncated|Content simplified): [^\n]*
  * Everything the inspector shows for one resource, as an anonymous agent meets it: both verdicts
  * with the reasons behind them, the links a page of it advertises, and its Markdown.
  */
-export async function inspectResource(ctx: AgentContext, req: Request, base: string, ref: number | string, requested: string, settings: EffectiveSettings) {
+export async function inspectResource(ctx: AgentContext, req: Request, base: string, ref: ResourceRef, requested: string, settings: EffectiveSettings) {
   const facts = await resourceFacts(ctx, ref);
   const exposure = await explainExposure(ctx.db, ref, settings.noindex);
   if (!facts || !exposure) return undefined;
@@ -51,8 +103,8 @@ export async function inspectResource(ctx: AgentContext, req: Request, base: str
   const why: Record<ExposureReason, () => string> = {
     unpublished: () => 'not published',
     private: () => `private: its visibility is "${facts.visibility}", not "public"`,
-    not_yet_started: () => `before its window: publication starts ${new Date(facts.publication_start).toISOString()}`,
-    ended: () => `after its window: publication ended ${facts.publication_end ? new Date(facts.publication_end).toISOString() : ''}`,
+    not_yet_started: () => `before its window: publication starts ${adminDate(facts.publication_start)}`,
+    ended: () => `after its window: publication ended ${adminDate(facts.publication_end)}`,
     site_noindex: () => `site noindex: the whole site is noindex (setting from ${settings.source.noindex})`,
     resource_noindex: () => 'resource noindex: the resource itself is marked noindex (seo_noindex)',
     category_noindex: () => {
@@ -73,6 +125,9 @@ export async function inspectResource(ctx: AgentContext, req: Request, base: str
     category: categoryLabel(own),
     language: lang.language,
     languages: lang.available_languages,
+    /** Said, never a silent switch: the language asked for is not one the resource has. */
+    languageNote: lang.is_fallback ? `This resource has no ${requested} version; showing ${lang.language}.` : undefined,
+    pageUrl: humanPage(ctx, base, facts, lang.language),
     visible: exposure.visible,
     indexable: exposure.indexable,
     listed: exposure.visible && exposure.indexable && Boolean(facts.not_meta),

@@ -9,6 +9,7 @@ import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from '../discovery/site-links.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
 import { SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
+import { adminBytes, adminDate } from './admin-format.js';
 
 /** The labels of the run-time settings, as the admin pages show them. */
 export const SETTING_LABELS: Record<SettingName, string> = {
@@ -61,6 +62,8 @@ export interface DocumentStatus {
   status: string;
   type: string;
   bytes: number | null;
+  /** The size as a person reads it ("3.0 KiB"); empty when the document could not be fetched. */
+  size: string;
 }
 
 const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
@@ -75,10 +78,11 @@ export async function documentStatuses(ctx: AgentContext, base: string): Promise
     documents(ctx).map(async ({ path, type }) => {
       const url = absoluteUrl(base, path);
       const r = await client.fetch(url);
-      if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null };
+      if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null, size: '' };
       const got = r.headers.get('content-type') ?? '';
       const ok = r.status === 200 && mediaType(got) === mediaType(type);
-      return { path, url, ok, status: String(r.status), type: got, bytes: Buffer.byteLength(r.body) };
+      const bytes = Buffer.byteLength(r.body);
+      return { path, url, ok, status: String(r.status), type: got, bytes, size: adminBytes(bytes) };
     }),
   );
 }
@@ -120,5 +124,8 @@ export async function resourceCounts(ctx: AgentContext, siteNoindex: boolean): P
 export async function newestAsAgentsSeeThem(ctx: AgentContext, base: string, siteNoindex: boolean, count = 10) {
   const rows = await searchResources(ctx.db, { sort: 'newest', siteNoindex, offset: 0, limit: count });
   const ic = { base, options: ctx.options, requestedLanguage: ctx.options.defaultLanguage };
-  return rows.map((row) => summaryItem(ic, row));
+  return rows.map((row) => {
+    const item = summaryItem(ic, row);
+    return { ...item, published: adminDate(item.publication_start) };
+  });
 }

@@ -34,3 +34,35 @@ export function pageUrlOf(
 ): string {
   return storedPageUrl(r.page_url, language) ?? build({ id: r.id, name: r.name, language, category });
 }
+
+/**
+ * A reference given as a page URL rather than an id or name: an absolute http(s) URL or a
+ * root-relative path (`/en/page/12`). Verify's `--private`/`--noindex` and the admin inspector take
+ * the same forms.
+ */
+export function isPageUrlRef(text: string): boolean {
+  return /^https?:\/\//i.test(text) || text.startsWith('/');
+}
+
+/** What identifies a page: the origin and the path without trailing slashes (query and fragment ignored). */
+export function pagePathKey(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * The ids and names a page URL can carry, as text: its decoded path segments, last first, then its
+ * `id` query parameter. A URL points at a resource when one of them is the resource's id or name.
+ */
+export function pageUrlSegments(url: URL): string[] {
+  const segments = url.pathname.split('/').filter(Boolean).map(safeDecode).reverse();
+  const id = url.searchParams.get('id');
+  return id === null ? segments : [...segments, id];
+}
+
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
