@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AgentContext } from '../context.js';
-import { runSiteChecks, siteCheckUsageError, type HiddenRef } from '../check/index.js';
+import { runSiteChecks, siteCheckUsageError, SiteUnreachableError, type CheckStatus, type HiddenRef } from '../check/index.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
@@ -205,20 +205,30 @@ function plansPage({ ctx, render }: AdminPages) {
   };
 }
 
+/** The time of a Verify run, for people: `1 December 2026, 11:12:05 UTC`. */
+const verifyTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' });
+
+/** Runs the checks against the site's public base (a page of it when given) and shows the report with what was entered. */
 function verifyAction({ baseOf, render, checkCsrf }: AdminPages) {
   return async (req: Request, res: Response) => {
     checkCsrf(req);
     const body = req.body as Record<string, unknown>;
     const target = `${baseOf(req)}/`;
-    const hidden: HiddenRef[] = [];
-    for (const kind of ['private', 'noindex'] as const) {
-      const ref = typeof body[kind] === 'string' ? (body[kind] as string).trim() : '';
-      if (ref) hidden.push({ kind, ref });
+    const entered = Object.fromEntries((['page', 'private', 'noindex'] as const).map((k) => [k, typeof body[k] === 'string' ? (body[k] as string).trim() : '']));
+    const hidden: HiddenRef[] = (['private', 'noindex'] as const).flatMap((kind) => (entered[kind] ? [{ kind, ref: entered[kind] }] : []));
+    const options = { hidden, ...(entered.page ? { page: entered.page } : {}) };
+    const vars = { page: 'verify', target, entered };
+    const problem = siteCheckUsageError(target, options);
+    if (problem) return render(req, res, ADMIN_TEMPLATES.verify, { ...vars, problem: `The checks cannot run: ${problem}.` }, 400);
+    try {
+      const report = await runSiteChecks(target, options);
+      const count = (status: CheckStatus) => report.checks.filter((c) => c.status === status).length;
+      const counts = { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), notApplicable: count('not_applicable') };
+      render(req, res, ADMIN_TEMPLATES.verify, { ...vars, report, counts, ranAt: verifyTime.format(new Date(report.ranAt)) });
+    } catch (error) {
+      if (!(error instanceof SiteUnreachableError)) throw error;
+      render(req, res, ADMIN_TEMPLATES.verify, { ...vars, problem: `The checks cannot run: ${error.message}.` }, 502);
     }
-    const problem = siteCheckUsageError(target, { hidden });
-    if (problem) throw new AdminError(400, 'Cannot verify', `The checks cannot run: ${problem}.`);
-    const report = await runSiteChecks(target, { hidden });
-    render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target, report, failed: report.checks.filter((c) => !c.ok).length });
   };
 }
 
