@@ -10,6 +10,36 @@ import { siteLinks } from '../src/discovery/site-links.js';
 import { SITE_LINK_RELS } from '../src/link-relations.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';
+import { adminCookie } from '../example-site/session.js';
+import { DEMO } from '../example-site/seed.js';
+
+/** Runs Verify on the admin page as a signed-in administrator's browser does (CSRF cookie and token first). */
+async function verify(ready: CheckedSite, fields: Record<string, string>): Promise<{ status: number; html: string }> {
+  const admin = adminCookie(ready.site.session);
+  const form = await fetch(`${ready.loopback}/admin/agent/verify`, { headers: { cookie: admin } });
+  const csrf = form.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('ead_admin_csrf='));
+  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+  assert.ok(csrf && token, 'the Verify form carries its CSRF cookie and token');
+  const res = await fetch(`${ready.loopback}/admin/agent/verify`, {
+    method: 'POST',
+    headers: { cookie: `${admin}; ${csrf}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+  });
+  return { status: res.status, html: await res.text() };
+}
+
+/** The text of an element by id as a reader sees it: tags dropped (table cells apart), entities decoded. */
+const textOf = (html: string, id: string): string => {
+  const m = new RegExp(`<(\\w+)[^>]*\\bid="${id}"[^>]*>([\\s\\S]*?)</\\1>`).exec(html);
+  assert.ok(m, `no #${id}`);
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+  return m[2]!
+    .replace(/<\/t[dh]>/g, ' ')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => entities[e]!)
+    .replace(/\s+/g, ' ')
+    .trim();
+};
 
 const execFileAsync = promisify(execFile);
 
@@ -96,6 +126,14 @@ for (const backend of backends) {
       assert.match(text.out, /^· OAuth metadata: no OAuth metadata published/m);
     });
 
+    it('Verify, when the public base URL does not resolve from the server: one error naming it, what was entered kept', async () => {
+      const { status, html } = await verify(ready, { private: DEMO.private });
+      assert.equal(status, 502);
+      assert.match(textOf(html, 'problem'), /^The checks cannot run: cannot connect to http:\/\/harbour-agent-demo\.net:\d+\/ \((?:ENOTFOUND|EAI_AGAIN|timed out after 5000 ms)\)\.$/);
+      assert.match(html, new RegExp(`id="private" name="private" value="${DEMO.private}"`));
+      assert.doesNotMatch(html, /id="checks"/);
+    });
+
     it('a page in one language: translations and nothing else is skipped, with nothing to check (the score stays 100)', async () => {
       const ids = (await (await fetch(`${ready.loopback}/api/agent/search?text=English`)).json()) as { result: { items: Array<{ page_url: string; languages?: string[] }> } };
       const page = ids.result.items.map((i) => new URL(i.page_url).pathname).find((p) => p.startsWith('/en/'));
@@ -159,6 +197,7 @@ for (const backend of backends) {
       assert.match(byId(report, 'cors').fix ?? '', /cors: true/);
       assert.equal(byId(report, 'mcp-protocol').because, 'mcp-card');
       assert.equal(byId(report, 'content-signals').because, 'robots-txt');
+      assert.match(byId(report, 'ard').detail, /^1 entry \(urn:air:harbour-agent-demo\.net:content:api\); 1 url served with its type$/, 'without MCP, one entry, said in the singular');
       assertRootCausesOnce(report);
       const weights = (ids: string[]) => ids.reduce((sum, id) => sum + byId(report, id).weight, 0);
       const counted = report.checks.filter((c) => c.status !== 'not_applicable');
@@ -170,6 +209,57 @@ for (const backend of backends) {
       assert.equal(text.out.match(/^ {4}fix: /gm)?.length, 3, 'three fixes, one per missing opt-in');
     });
   });
+}
+
+for (const backend of backends) {
+  describe(`Verify on the admin page [${backend.name}]`, () => {
+    let content: TestDatabase;
+    let local: CheckedSite;
+    before(async () => {
+      content = await backend.open();
+      local = await startCheckedSite(content.db, { publicName: false });
+    });
+    after(async () => {
+      await local?.close();
+      await content?.close();
+    });
+
+    it('shows the score, each status with its weight and fix, the time of the run, and keeps what was entered', async () => {
+      const started = Date.now();
+      const page = `${local.loopback}/en/page/${(await (await fetch(`${local.loopback}/api/agent/resource/${DEMO.welcome}`)).json() as { result: { id: number } }).result.id}`;
+      const { status, html } = await verify(local, { page, private: DEMO.private, noindex: DEMO.noindex });
+      assert.equal(status, 200);
+      // On 127.0.0.1 without a public base URL the ARD identifier is the placeholder: flagged, with its fix.
+      const report = await runReport(local.loopback, page);
+      assert.deepEqual(withStatus(report, 'failed'), ['ard']);
+      const summary = textOf(html, 'summary');
+      assert.match(summary, new RegExp(`^Readiness score ${report.score}/100\\. 1 of ${report.checks.length} checks failed, ${report.checks.length - 2} passed, 1 not applicable \\(\\d+ requests\\)\\. Run at \\d{1,2} December 2026 at \\d\\d:\\d\\d:\\d\\d UTC\\.$`));
+      assert.ok(report.score < 100 && report.score > 90, String(report.score));
+      const ranAt = /<time id="ran-at" datetime="([^"]+)">/.exec(html)?.[1];
+      assert.ok(ranAt && Date.parse(ranAt) >= started - 1000 && Date.parse(ranAt) <= Date.now(), 'the time of this run');
+      const ard = textOf(html, 'check-ard');
+      assert.match(ard, /^ARD manifest entries failed 6 .*placeholder publisher agent\.localhost.*the baseUrl option\)\.$/);
+      assert.match(textOf(html, 'check-oauth-metadata'), /^OAuth metadata not applicable 2 no OAuth metadata published/);
+      assert.match(textOf(html, 'check-llms-txt'), /^llms\.txt \(llmstxt\.org reference grammar\) passed 10 /);
+      assert.match(textOf(html, `check-private:${DEMO.private}`), /passed 5 facade read 404/);
+      assert.match(textOf(html, `check-noindex:${DEMO.noindex}`), /sitemap \(\d+ entries\)/);
+      for (const [name, value] of [['page', page], ['private', DEMO.private], ['noindex', DEMO.noindex]]) {
+        assert.match(html, new RegExp(`id="${name}" name="${name}" value="${value!.replace(/[.?/]/g, '\\$&')}"`), `${name} kept`);
+      }
+    });
+
+    it('a page of another site: refused with the reason, the form kept', async () => {
+      const { status, html } = await verify(local, { page: 'http://elsewhere.invalid/x' });
+      assert.equal(status, 400);
+      assert.match(textOf(html, 'problem'), /^The checks cannot run: page must be on http:\/\/127\.0\.0\.1:\d+\.$/);
+      assert.match(html, /id="page" name="page" value="http:\/\/elsewhere\.invalid\/x"/);
+    });
+  });
+}
+
+/** The report `check --json` gives for the loopback site and page. */
+async function runReport(origin: string, page: string): Promise<CheckReport> {
+  return (await jsonCheck([origin, '--page', page, '--private', DEMO.private, '--noindex', DEMO.noindex])).report;
 }
 
 /** A loopback server. */

@@ -73,7 +73,7 @@ export const blocked = (id: string, name: string, root: CheckOutcome): CheckOutc
   id,
   name,
   status: 'skipped',
-  detail: `because "${root.name}" failed`,
+  detail: root.because === null ? `because "${root.name}" failed` : root.detail,
   fix: null,
   because: root.because ?? root.id,
 });

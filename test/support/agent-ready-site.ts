@@ -27,9 +27,10 @@ export interface CheckedSite {
 /**
  * The example site on a loopback port under `PUBLIC_HOST`, with the operator's Content Signals set
  * (as on the admin Settings page) and, unless `optIns` is false, the opt-ins it ships with (MCP, CORS,
- * robots.txt); with `optIns: false`, the plugin's defaults.
+ * robots.txt); with `optIns: false`, the plugin's defaults. With `publicName: false` it has no public
+ * base URL and is reached as `http://127.0.0.1:<port>` (its ARD identifier then has the placeholder).
  */
-export async function startCheckedSite(db: Kysely<Database>, { optIns = true } = {}): Promise<CheckedSite> {
+export async function startCheckedSite(db: Kysely<Database>, { optIns = true, publicName = true } = {}): Promise<CheckedSite> {
   let app: http.RequestListener | undefined;
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
@@ -38,7 +39,7 @@ export async function startCheckedSite(db: Kysely<Database>, { optIns = true } =
   });
   await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://${PUBLIC_HOST}:${port}`;
+  const origin = `http://${publicName ? PUBLIC_HOST : LOOPBACK}:${port}`;
   await writeStoredSettings(db, { ...NOTHING_STORED, contentSignalSearch: true, contentSignalAiInput: true, contentSignalAiTrain: false });
   const site = await createExampleSite({
     database: { kysely: db },

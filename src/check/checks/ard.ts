@@ -69,5 +69,5 @@ export async function checkArd(ctx: CheckContext): Promise<CheckOutcome> {
   }
   return problems.length
     ? fail('ard', NAME, problems.join('; '), FIX)
-    : pass('ard', NAME, `${plural(entries.length, 'entry', 'entries')} (${entries.map((e) => (isObject(e) ? String(e.identifier) : '')).join(', ')}); ${plural(resolved, 'url', 'urls')} served with their type`);
+    : pass('ard', NAME, `${plural(entries.length, 'entry', 'entries')} (${entries.map((e) => (isObject(e) ? String(e.identifier) : '')).join(', ')}); ${resolved === 1 ? '1 url served with its type' : `${resolved} urls served with their type`}`);
 }
