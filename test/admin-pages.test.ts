@@ -272,11 +272,11 @@ for (const backend of backends) {
       assert.equal(res.status, 400);
       const html = await res.text();
       assert.match(html, /The settings were not saved/);
-      assert.match(html, /Description: description must be at most 1000 characters \(got 2097152\)/);
+      assert.match(html, /<li>Description must be at most 1000 characters \(got 2097152\)<\/li>/);
       assert.ok(html.length < 20_000, 'the 2 MB value is not echoed back whole');
       const bad = await post(base, '/admin/agent/settings', cookie, settingsFields(token, { sitemapUrl_source: 'site', sitemapUrl: 'javascript:alert(1)' }));
       assert.equal(bad.status, 400);
-      assert.match(await bad.text(), /Sitemap URL: sitemap URL must be a path on this site/);
+      assert.match(await bad.text(), /<li>Sitemap URL must be a path on this site/);
       const huge = await post(base, '/admin/agent/settings', cookie, settingsFields(token, { description: 'x'.repeat(5 * 1024 * 1024) }));
       assert.equal(huge.status, 413);
       assert.match(await huge.text(), /The form is larger than 4 MiB/);

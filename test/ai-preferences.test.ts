@@ -215,7 +215,7 @@ for (const backend of backends as Backend[]) {
       assert.match(agentLine.text, /line 1 \(&quot;User-agent: GPTBot&quot;\)/);
       const badSignal = await postSettings(app, { contentSignalSearch: 'maybe' });
       assert.equal(badSignal.status, 400);
-      assert.match(badSignal.text, /a Content Signal must be &quot;unset&quot;, &quot;yes&quot; or &quot;no&quot;/);
+      assert.match(badSignal.text, /<li>Content Signal search must be &quot;unset&quot;, &quot;yes&quot; or &quot;no&quot;<\/li>/);
       assert.equal((await request(app).get('/robots.txt')).text, before);
       assert.equal((await request(app).get(`/api/agent/resource/${about}`)).headers['content-usage'], undefined);
     });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { Express } from 'express';
-import { buildLlmsTxt, defaultLlmsNotes, MAX_LLMS_TXT_BYTES } from '../src/discovery/llms-txt.js';
+import { buildLlmsTxt, markdownLine, MAX_LLMS_TXT_BYTES } from '../src/discovery/llms-txt.js';
+import { defaultLlmsNotes } from '../src/settings/default-texts.js';
 import { buildCategoryLlmsTxt } from '../src/discovery/category-llms-txt.js';
 import { resolveOptions } from '../src/options.js';
 import { insertCategory, insertResource } from '../example-site/content-store.js';
@@ -47,22 +48,22 @@ describe('buildLlmsTxt', () => {
   it('the default notes say what the site offers, that no key is needed, and how to cite', () => {
     const doc = parseLlmsFile(buildLlmsTxt(site));
     assert.equal(doc.summary, 'About harbours.');
-    assert.equal(doc.info, defaultLlmsNotes('Harbour'));
+    assert.equal(doc.info, markdownLine(defaultLlmsNotes('Harbour')));
     assert.match(doc.info, /Markdown/);
     assert.match(doc.info, /No API key/);
     assert.match(doc.info, /cite/);
-    assert.match(doc.info, /`url` in the Markdown front matter/);
-    assert.match(doc.info, /page_url/);
+    assert.match(doc.info, /the url in the Markdown front matter/);
+    assert.match(doc.info, /page\\_url/);
   });
-  it("operator notes cannot open a heading, a second summary or a section; blank or empty ones fall back", () => {
+  it("operator notes: each line a paragraph, escaped so it opens no heading, summary, section or link; blank or empty ones fall back", () => {
     const notes = 'First line\nsame paragraph.\n\n## Not a section\n\n# Not a title\n\n> not a summary\n\n- [not](https://x.example/): an item';
     const text = buildLlmsTxt({ ...site, notes });
     const doc = parseLlmsFile(text);
     assert.equal(doc.title, 'Harbour');
     assert.equal(doc.summary, 'About harbours.');
     assert.deepEqual(Object.keys(doc.sections), ['API']);
-    assert.equal(doc.info, 'First line same paragraph.\n\n\\## Not a section\n\n\\# Not a title\n\n\\> not a summary\n\n\\- [not](https://x.example/): an item');
-    for (const blank of ['', ' \n\n \u0007 ']) assert.equal(parseLlmsFile(buildLlmsTxt({ ...site, notes: blank })).info, defaultLlmsNotes('Harbour'));
+    assert.equal(doc.info, 'First line\n\nsame paragraph.\n\n\\## Not a section\n\n\\# Not a title\n\n\\> not a summary\n\n\\- \\[not\\](https://x.example/): an item');
+    for (const blank of ['', ' \n\n \u0007 ']) assert.equal(parseLlmsFile(buildLlmsTxt({ ...site, notes: blank })).info, markdownLine(defaultLlmsNotes('Harbour')));
   });
   it('newest items link the Markdown URL in the given language; long summaries are cut', () => {
     const text = buildLlmsTxt({ ...site, newest: [{ id: 7, title: 'A [b] c', summary: 'x'.repeat(1000), language: 'nl' }, { id: 8, title: 'D', summary: '', language: 'en' }] });
@@ -103,7 +104,7 @@ for (const backend of backends) {
       const doc = parseLlmsFile(res.text);
       assert.equal(doc.title, 'Example Site');
       assert.equal(doc.summary, 'Articles about harbours and open data.');
-      assert.equal(doc.info, defaultLlmsNotes('Example Site'));
+      assert.equal(doc.info, markdownLine(defaultLlmsNotes('Example Site')));
       assert.deepEqual(Object.keys(doc.sections), ['API', 'Browse by category', 'Category indexes', 'Newest']);
       for (const items of Object.values(doc.sections)) for (const i of items) assert.ok(i.url.startsWith(`${BASE}/`) && i.desc, i.url);
     });

@@ -35,7 +35,11 @@ export function settingRows(s: EffectiveSettings): SettingRow[] {
   const shown = (name: SettingName): string => {
     const v = s[name];
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
-    return v ?? (name.startsWith('contentSignal') ? '(not set)' : '(none)');
+    if (v !== undefined) return v;
+    // What is published without a text of the site's own: the built-in text, where it goes.
+    if (name === 'description') return `${s.defaults.description} (built-in: the summary line of llms.txt; the other documents carry no description)`;
+    if (name === 'llmsNotes') return `${s.defaults.llmsNotes} (built-in)`;
+    return name.startsWith('contentSignal') ? '(not set)' : '(none)';
   };
   return SETTING_NAMES.map((name) => ({ name, label: SETTING_LABELS[name], value: shown(name), source: s.source[name] }));
 }

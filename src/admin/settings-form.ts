@@ -1,5 +1,6 @@
 import { SETTING_LIMITS, validateSettings, type SettingProblem, type StoredSettings } from '../settings/settings-schema.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
+import { SETTING_LABELS } from './overview.js';
 
 type TextSetting = 'description' | 'sitemapUrl' | 'llmsNotes';
 const TEXT_SETTINGS: readonly TextSetting[] = ['description', 'sitemapUrl', 'llmsNotes'];
@@ -23,9 +24,15 @@ export interface SettingsFormValues {
   crawlerRules: string;
 }
 
-/** The form as the effective settings fill it. */
+/** The built-in text a field falls back to when it is empty (none for the sitemap URL). */
+const builtIn = (s: EffectiveSettings, name: TextSetting): string => (name === 'sitemapUrl' ? '' : s.defaults[name]);
+
+/**
+ * The form as the effective settings fill it: each text is the one in force, so a field left at its
+ * default shows the default's text (the description, the llms.txt notes) and can be edited from there.
+ */
 export function formValues(s: EffectiveSettings): SettingsFormValues {
-  const text = (name: TextSetting) => ({ useOption: s.stored[name] === null, value: s.stored[name] ?? s[name] ?? '' });
+  const text = (name: TextSetting) => ({ useOption: s.stored[name] === null, value: s[name] ?? builtIn(s, name) });
   return {
     description: text('description'),
     sitemapUrl: text('sitemapUrl'),
@@ -40,26 +47,53 @@ export function formValues(s: EffectiveSettings): SettingsFormValues {
 
 const field = (body: Record<string, unknown>, name: string): string => (typeof body[name] === 'string' ? (body[name] as string) : '');
 
+/** Text as the settings store compares and keeps it (line endings made `\n`, trimmed). */
+const normalised = (text: string): string => text.replace(/\r\n?/g, '\n').trim();
+
+/**
+ * One text field of the form, against what the form showed (`current`, the settings in force): with
+ * "Use this value", the text (the built-in default's own text is stored as empty, which is that
+ * default); with "Use the option from the code", the option, unless the text was changed: a text typed
+ * over the option's counts as "Use this value", and a text changed while switching a value of the
+ * site's own back to the option is refused (which was meant cannot be told).
+ */
+function readText(body: Record<string, unknown>, name: TextSetting, current: EffectiveSettings): { value: string | null; problem?: string } {
+  const source = field(body, `${name}_source`) || 'options';
+  if (source !== 'options' && source !== 'site') return { value: null, problem: `${SETTING_LABELS[name]}: choose "Use the option from the code" or "Use this value"` };
+  const text = normalised(field(body, name));
+  const shown = normalised(formValues(current)[name].value);
+  const own = (t: string) => (t === normalised(builtIn(current, name)) ? '' : t);
+  if (source === 'site') return { value: own(text) };
+  if (text === '' || text === shown) return { value: null };
+  if (current.stored[name] === null) return { value: own(text) };
+  return {
+    value: null,
+    problem: `${SETTING_LABELS[name]} was changed, but "Use the option from the code" is chosen: choose "Use this value" to save the text, or leave the text as it was to use the option`,
+  };
+}
+
 /**
  * Reads the posted form (`<name>_source` = `options` | `site`, `<name>`, `noindex` = `options` |
  * `yes` | `no`, each Content Signal `unset` | `yes` | `no`, `crawlerRules`; a field left out is
- * `options` or `unset`) into values to store, validated: the cleaned values, or the problems with the
- * form to show again (long values cut to their limit).
+ * `options` or `unset`) into values to store, validated against the settings in force when the form
+ * was shown (`current`): the cleaned values, or the problems, each a sentence naming its field once,
+ * with the form to show again (long values cut to their limit).
  */
-export function readSettingsForm(body: Record<string, unknown>):
-  | { ok: true; value: StoredSettings }
-  | { ok: false; problems: SettingProblem[]; form: SettingsFormValues } {
+export function readSettingsForm(
+  body: Record<string, unknown>,
+  current: EffectiveSettings,
+): { ok: true; value: StoredSettings } | { ok: false; problems: SettingProblem[]; form: SettingsFormValues } {
   const problems: SettingProblem[] = [];
   const text = (name: TextSetting) => {
-    const source = field(body, `${name}_source`) || 'options';
-    if (source !== 'options' && source !== 'site') problems.push({ field: name, message: `${name}_source must be "options" or "site"` });
-    return source === 'site' ? field(body, name) : null;
+    const read = readText(body, name, current);
+    if (read.problem) problems.push({ field: name, message: read.problem });
+    return read.value;
   };
   const noindexField = field(body, 'noindex') || 'options';
-  if (!['options', 'yes', 'no'].includes(noindexField)) problems.push({ field: 'noindex', message: 'site noindex must be "options", "yes" or "no"' });
+  if (!['options', 'yes', 'no'].includes(noindexField)) problems.push({ field: 'noindex', message: 'Site noindex must be "options", "yes" or "no"' });
   const signal = (name: SignalSetting) => {
     const choice = field(body, name) || 'unset';
-    if (!SIGNAL_CHOICES.includes(choice)) problems.push({ field: name, message: 'a Content Signal must be "unset", "yes" or "no"' });
+    if (!SIGNAL_CHOICES.includes(choice)) problems.push({ field: name, message: `${SETTING_LABELS[name]} must be "unset", "yes" or "no"` });
     return choice === 'yes' ? true : choice === 'no' ? false : null;
   };
   const input: StoredSettings = {

@@ -2,6 +2,7 @@ import { MCP_ARD_NAME, type ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from './site-links.js';
+import { plainLine } from '../content/display-text.js';
 
 /**
  * The publisher used when the public host is not a domain name (an IP address, `localhost`, a
@@ -45,13 +46,15 @@ export function ardIdentifier(base: string, namespace: string, name: string): st
 export function buildArdManifest(options: ResolvedOptions, base: string, updatedAt: Date) {
   const { ard } = options;
   const title = options.siteTitle.replace(/\s+/g, ' ').trim();
+  // JSON carries the description as the plain text it is, on one line, before each entry's own sentence.
+  const described = options.description ? `${plainLine(options.description)} ` : '';
   const entry = {
     identifier: ardIdentifier(base, ard.namespace, ard.name),
     displayName: `${title} content API`,
     type: MEDIA.openapi,
     url: absoluteUrl(base, PATHS.openapi.url()),
     description:
-      (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
+      described +
       'Read-only, anonymous API over the public content of the site: full-text search, localized reads with citation URLs, relationships, vocabulary and Markdown.',
     representativeQueries: [...ard.representativeQueries],
     updatedAt: updatedAt.toISOString(),
@@ -66,7 +69,7 @@ export function buildArdManifest(options: ResolvedOptions, base: string, updated
         type: MEDIA.mcpServerCard,
         url: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()),
         description:
-          (options.description ? `${options.description.replace(/\s+/g, ' ').trim()} ` : '') +
+          described +
           'Read-only, anonymous MCP server (Streamable HTTP) over the public content of the site: tools to search, read resources as Markdown with citation URLs, follow relationships and list the vocabulary.',
       }
     : undefined;

@@ -7,6 +7,7 @@ import { unavailable } from '../http/errors.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { ResolvedOptions } from '../options.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
+import { defaultDescription } from '../settings/default-texts.js';
 import { documentRoute } from './document-route.js';
 import { assembleLlmsFull, type LlmsFullEntry } from './llms-full.js';
 import { newestResources } from './site-content.js';
@@ -42,7 +43,7 @@ async function buildLlmsFull(ctx: AgentContext, base: string, maxBytes: number):
   return assembleLlmsFull(
     {
       siteTitle: options.siteTitle,
-      summary: options.description || `Public content of ${options.siteTitle}.`,
+      summary: options.description || defaultDescription(options.siteTitle),
       maxBytes,
       searchUrl: absoluteUrl(base, PATHS.search.url(), { sort: 'newest' }),
       llmsTxtUrl: absoluteUrl(base, PATHS.llmsTxt.url()),

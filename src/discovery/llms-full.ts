@@ -1,5 +1,6 @@
 import { boundText, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
 import { byteLength, utf8Prefix } from '../markdown/utf8.js';
+import { markdownLine } from './llms-txt.js';
 
 /** One resource of llms-full.txt: its title, the URL of its Markdown, and that Markdown. */
 export interface LlmsFullEntry {
@@ -11,6 +12,7 @@ export interface LlmsFullEntry {
 /** What frames the resources: the site, the byte budget, and where to continue past it. */
 export interface LlmsFullFrame {
   siteTitle: string;
+  /** Plain text (the description), escaped as the llms.txt summary is. */
   summary: string;
   maxBytes: number;
   /** The search of every public resource, newest first. */
@@ -70,7 +72,7 @@ export async function assembleLlmsFull(frame: LlmsFullFrame, entries: AsyncItera
   const reserve = byteLength(closingNote(frame, MAX_COUNT, true, true));
   const siteTitle = plainLine(frame.siteTitle);
   let head =
-    `# ${siteTitle}\n\n> ${plainLine(frame.summary)}\n\n` +
+    `# ${siteTitle}\n\n> ${markdownLine(frame.summary)}\n\n` +
     `The Markdown of the newest public resources of ${siteTitle}, newest first, each under its own heading with its URL, ` +
     `as the Markdown read serves it, up to ${frame.maxBytes} bytes.\n`;
   if (byteLength(head) + reserve > frame.maxBytes) head = `${utf8Prefix(head, Math.max(0, frame.maxBytes - reserve - 1))}\n`;

@@ -2,6 +2,8 @@ import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } fr
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { NewestResource, PublicCategory } from './site-content.js';
+import { escapeMarkdownText } from '../markdown/convert.js';
+import { defaultDescription, defaultLlmsNotes } from '../settings/default-texts.js';
 
 export interface LlmsTxtSite {
   title: string;
@@ -9,7 +11,7 @@ export interface LlmsTxtSite {
   base: string;
   sitemapUrl?: string;
   categories: readonly PublicCategory[];
-  /** The plain text between the summary and the first section; `defaultLlmsNotes` when absent. */
+  /** The plain text between the summary and the first section, one paragraph a line; `defaultLlmsNotes` when absent. */
   notes?: string;
   /** The newest public, indexable resources, listed with their Markdown URLs. */
   newest?: readonly NewestResource[];
@@ -21,6 +23,19 @@ export interface LlmsTxtSite {
 export const MAX_LLMS_TXT_BYTES = 64 * 1024;
 
 const oneLine = plainLine;
+
+/**
+ * Plain text (an administrator's description or notes) as one line of Markdown that reads as the same
+ * text: on one line (`plainLine`) and escaped as a title is in the Markdown reads (`escapeMarkdownText`),
+ * so no HTML tag, link, emphasis or block marker in it means anything; a `1)` list marker is escaped too.
+ *
+ * ```ts
+ * markdownLine('<b>Bold</b> [x](javascript:y)') // '\\<b>Bold\\</b> \\[x\\](javascript:y)'
+ * ```
+ */
+export function markdownLine(text: string): string {
+  return escapeMarkdownText(oneLine(text)).replace(/^(\d+)\)/, '$1\\)');
+}
 
 /** Link text: one line, bounded, without the brackets that would end it early. */
 const linkName = (text: string): string => boundText(oneLine(text), MAX_ITEM_TITLE_CHARS).replace(/\[/g, '(').replace(/\]/g, ')');
@@ -70,9 +85,7 @@ export const newestItem = (base: string, r: NewestResource): string =>
  */
 export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
-  const summary = site.description && oneLine(site.description)
-    ? oneLine(site.description)
-    : `Public content of ${oneLine(site.title)}, readable by agents through a read-only JSON and Markdown API.`;
+  const summary = markdownLine(site.description && oneLine(site.description) ? site.description : defaultDescription(site.title));
   const lines = [
     `# ${oneLine(site.title)}`,
     '',
@@ -111,28 +124,11 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
 }
 
 /**
- * The notes paragraph llms.txt carries when the operator sets none: what the site offers, that no
- * key is needed, and how to cite. (The llmstxt.org reference parser keeps the `>` summary only when
- * text follows it before the first section.)
+ * Plain text as llms.txt paragraphs: each line of it one paragraph (a line break is kept as a paragraph
+ * break; blank lines are dropped), escaped by `markdownLine`, so it can open no heading, summary, list
+ * item or section, and carries no HTML or link (the reference parser's title, summary and sections stay intact).
  */
-export function defaultLlmsNotes(siteTitle: string): string {
-  return (
-    `${oneLine(siteTitle)} offers its public pages to agents: every page has a Markdown version (with YAML front matter) ` +
-    'and a JSON read, and the read-only API below searches and reads them. No API key, account or sign-in is needed. ' +
-    'To cite a resource, link its human page: the `url` in the Markdown front matter, or `page_url` in the JSON read.'
-  );
-}
-
-/**
- * Free text as llms.txt paragraphs: blank-line separated, each on one line, never starting a
- * heading, a summary or a list item (so the reference parser's title, summary and sections stay intact).
- */
-const paragraphs = (text: string): string[] =>
-  text
-    .split(/\n[^\S\n]*\n/)
-    .map(oneLine)
-    .filter(Boolean)
-    .map((p) => p.replace(/^(?=[#>\-+*]|\d+[.)])/, '\\'));
+const paragraphs = (text: string): string[] => text.split(/\r\n?|\n/).map(markdownLine).filter(Boolean);
 
 /** The operator's notes as paragraphs, or the default notes when they leave nothing to say. */
 function notesParagraphs(site: LlmsTxtSite): string[] {

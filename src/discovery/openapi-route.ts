@@ -6,6 +6,7 @@ import { buildOpenApi } from './openapi.js';
 import { perSettingsCache } from './per-settings-cache.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
 import { MEDIA } from './site-links.js';
+import { markdownLine } from './llms-txt.js';
 
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every documented route, built once per base. */
 export function openapiRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
@@ -13,7 +14,8 @@ export function openapiRoute(options: ResolvedOptions, operations: () => readonl
     const site = {
       title: options.siteTitle,
       base,
-      ...(options.description ? { description: options.description } : {}),
+      // OpenAPI descriptions are CommonMark: the description is escaped to read as the plain text it is.
+      ...(options.description ? { description: markdownLine(options.description) } : {}),
       ...(options.apiLicense ? { license: options.apiLicense } : {}),
     };
     return JSON.stringify(buildOpenApi(operations(), site));

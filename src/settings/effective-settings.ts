@@ -4,6 +4,7 @@ import type { SiteNoindex } from '../content/visibility.js';
 import { hasSettingsTable, readStoredSettings } from './settings-store.js';
 import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
 import { DEFAULT_CRAWLER_RULES } from './crawler-rules.js';
+import { defaultDescription, defaultLlmsNotes } from './default-texts.js';
 
 /** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
 export type SettingSource = 'database' | 'options' | 'default';
@@ -25,6 +26,8 @@ export interface EffectiveSettings {
   table: boolean;
   /** What the table holds (null: not set there). */
   stored: StoredSettings;
+  /** The built-in texts used when no description or notes are set (see `default-texts.ts`). */
+  defaults: { description: string; llmsNotes: string };
 }
 
 /** The empty string stored for "set to nothing" is no value. */
@@ -67,6 +70,7 @@ export function mergeSettings(o: ResolvedOptions, table: boolean, stored: Stored
     source,
     table,
     stored,
+    defaults: { description: defaultDescription(o.siteTitle), llmsNotes: defaultLlmsNotes(o.siteTitle) },
   };
 }
 

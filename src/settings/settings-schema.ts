@@ -37,6 +37,10 @@ export const SETTING_LIMITS = { description: 1000, sitemapUrl: 2000, llmsNotes: 
 /** Control characters other than tab, line feed and carriage return. */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
+/**
+ * Free text: line endings made `\n`, trimmed, bounded, without control characters. Each message is a
+ * sentence that names the field once, by its label on the admin page (`Description must be …`).
+ */
 const text = (label: string, max: number) =>
   z
     .string()
@@ -46,16 +50,21 @@ const text = (label: string, max: number) =>
     })
     .refine((s) => !CONTROL.test(s), { message: `${label} must not contain control characters` });
 
+/** The description is the one-line summary of llms.txt: a line break is refused, not joined. */
+const description = text('Description', SETTING_LIMITS.description).refine((s) => !s.includes('\n'), {
+  message: 'Description must be one line (it is the summary line of llms.txt); put further paragraphs in the llms.txt notes',
+});
+
 /** A site path (`/sitemap.xml`) or an absolute http(s) URL, on one line. */
-const sitemapUrl = text('sitemap URL', SETTING_LIMITS.sitemapUrl)
-  .refine((s) => !/\s/.test(s), { message: 'sitemap URL must not contain spaces or line breaks' })
+const sitemapUrl = text('Sitemap URL', SETTING_LIMITS.sitemapUrl)
+  .refine((s) => !/\s/.test(s), { message: 'Sitemap URL must not contain spaces or line breaks' })
   .refine(
     (s) => s === '' || (s.startsWith('/') && !s.startsWith('//')) || (URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)),
-    { message: 'sitemap URL must be a path on this site (/sitemap.xml) or an http(s) URL' },
+    { message: 'Sitemap URL must be a path on this site (/sitemap.xml) or an http(s) URL' },
   );
 
 /** `Allow:`/`Disallow:` lines, checked line by line and stored one rule a line; none is null (the default). */
-const crawlerRules = text('crawler rules', SETTING_LIMITS.crawlerRules).transform((s, ctx) => {
+const crawlerRules = text('Crawler rules', SETTING_LIMITS.crawlerRules).transform((s, ctx) => {
   const parsed = parseCrawlerRules(s);
   if (!parsed.ok) {
     ctx.addIssue({ code: 'custom', message: parsed.message });
@@ -64,10 +73,10 @@ const crawlerRules = text('crawler rules', SETTING_LIMITS.crawlerRules).transfor
   return parsed.rules.length ? formatCrawlerRules(parsed.rules) : null;
 });
 
-/** Validates the values to store; each message names the field. */
+/** Validates the values to store; each message names the field once. */
 export const storedSettingsSchema = z
   .object({
-    description: text('description', SETTING_LIMITS.description).nullable(),
+    description: description.nullable(),
     noindex: z.boolean().nullable(),
     sitemapUrl: sitemapUrl.nullable(),
     llmsNotes: text('llms.txt notes', SETTING_LIMITS.llmsNotes).nullable(),
