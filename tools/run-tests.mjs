@@ -16,6 +16,7 @@ const SERIAL = new Set([
   'test/packed-package.test.ts',
   'test/browser-admin.test.ts',
   'test/browser-api-help.test.ts',
+  'test/browser-settings.test.ts',
   'test/mcp-conformance.test.ts',
 ]);
 
