@@ -19,6 +19,8 @@ import { assertContentSchema } from '../src/db/schema-check.js';
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from '../src/db/migrator.js';
 import { openDatabase } from '../src/db/connection.js';
 import { CSRF_COOKIE } from '../src/admin/csrf.js';
+import { adminBytes, adminDate } from '../src/admin/admin-format.js';
+import { resolveOptions } from '../src/options.js';
 
 /** A form page's CSRF cookie and token, as a browser would hold them. */
 async function formSession(base: string, admin: string, path: string): Promise<{ cookie: string; token: string }> {
@@ -97,8 +99,8 @@ for (const backend of backends) {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('cache-control'), 'no-store');
       const html = await res.text();
-      assert.match(html, /<td>Description<\/td><td>Articles, guides and photographs about the old harbour, in English and Dutch\.<\/td><td>options \(code\)<\/td>/);
-      assert.match(html, /<td>Site noindex<\/td><td>no<\/td><td>default<\/td>/);
+      assert.match(html, /<td>Description<\/td><td>Articles, guides and photographs about the old harbour, in English and Dutch\.<\/td><td class="nowrap">options \(code\)<\/td>/);
+      assert.match(html, /<td>Site noindex<\/td><td>no<\/td><td class="nowrap">default<\/td>/);
       for (const path of ['/llms.txt', '/api-help', '/openapi.json', '/.well-known/api-catalog', '/.well-known/ard.json', '/api/agent']) {
         assert.match(html, new RegExp(`>${path.replace(/\./g, '\\.')}</a></td><td class="ok">OK: 200<`), path);
       }
@@ -189,7 +191,7 @@ for (const backend of backends) {
       const dutch = (await getJson(`${base}/api/agent/resource/${DEMO.dutchOnly}?language=nl`)).result;
       for (const query of [`ref=${DEMO.dutchOnly}&language=en`, `ref=${encodeURIComponent(dutch.page_url.replace('/nl/', '/en/'))}`]) {
         const page = await inspect(query);
-        assert.match(page.html, /<p role="status" id="language-note">This resource has no en version; showing nl\.<\/p>/, query);
+        assert.match(page.html, /<p role="note" class="notice" id="language-note">This resource has no en version; showing nl\.<\/p>/, query);
         assert.ok(page.html.includes(`Human page (nl): <a id="human-page" href="${dutch.page_url}">`), query);
       }
       assert.doesNotMatch((await inspect(`ref=${DEMO.dutchOnly}&language=nl`)).html, /id="language-note"/);
@@ -397,6 +399,35 @@ describe('the admin router in an Express 4 host [pglite]', () => {
       await agent.close();
     } finally {
       await demo.close();
+    }
+  });
+});
+
+describe('what the admin pages show people', () => {
+  it('dates in UTC to the minute, sizes in binary units; nothing invented for a missing or unreadable date', () => {
+    assert.equal(adminDate('2026-12-01T10:44:07.123Z'), '1 Dec 2026, 10:44 UTC');
+    assert.equal(adminDate(new Date(Date.UTC(2026, 0, 9, 0, 5, 59))), '9 Jan 2026, 00:05 UTC');
+    assert.equal(adminDate('2026-09-02T23:59:00Z'), '2 Sep 2026, 23:59 UTC');
+    assert.equal(adminDate(null), '');
+    assert.equal(adminDate(undefined), '');
+    assert.equal(adminDate('not a date'), 'not a date');
+    assert.deepEqual([0, 1, 1023, 1024, 3096, 1024 * 1024 - 1, 5 * 1024 * 1024].map(adminBytes), ['0 bytes', '1 byte', '1023 bytes', '1.0 KiB', '3.0 KiB', '1024.0 KiB', '5.0 MiB']);
+  });
+
+  it('adminLinks takes root-relative and http(s) links, and refuses anything else naming the option', () => {
+    const base = { siteTitle: 'T', database: { memory: true } as const };
+    assert.deepEqual(resolveOptions({ ...base, adminLinks: [{ label: ' Edit ', href: '/admin' }, { label: 'CMS', href: 'https://cms.example/' }] }).adminLinks, [
+      { label: 'Edit', href: '/admin' },
+      { label: 'CMS', href: 'https://cms.example/' },
+    ]);
+    assert.deepEqual(resolveOptions(base).adminLinks, []);
+    for (const [links, message] of [
+      [[{ label: 'x', href: 'javascript:alert(1)' }], /option "adminLinks\[0\]\.href": expected a root-relative path/],
+      [[{ label: 'x', href: '//evil.example/' }], /option "adminLinks\[0\]\.href"/],
+      [[{ label: '', href: '/a' }], /option "adminLinks\[0\]\.label"/],
+      [Array.from({ length: 11 }, () => ({ label: 'x', href: '/a' })), /option "adminLinks"/],
+    ] as const) {
+      assert.throws(() => resolveOptions({ ...base, adminLinks: links }), message);
     }
   });
 });

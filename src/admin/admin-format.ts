@@ -1,14 +1,7 @@
 /** How the admin pages show dates and sizes to a person (not to an agent: agents get ISO 8601). */
 
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-  timeZone: 'UTC',
-});
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
 
 /**
  * A moment as an administrator reads it, in UTC to the minute; empty for no date.
@@ -20,7 +13,9 @@ const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
 export function adminDate(value: Date | string | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
   const date = value instanceof Date ? value : new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : `${DATE_TIME.format(date)} UTC`;
+  if (Number.isNaN(date.getTime())) return String(value);
+  // Built by hand, not by Intl: the same text whatever the ICU data (en-GB spells September "Sept").
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${two(date.getUTCHours())}:${two(date.getUTCMinutes())} UTC`;
 }
 
 /**
@@ -37,13 +32,3 @@ export function adminBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/**
- * A count with its noun, singular for one.
- *
- * ```ts
- * counted(1, 'entry', 'entries') // '1 entry'
- * ```
- */
-export function counted(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
