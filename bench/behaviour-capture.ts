@@ -6,14 +6,19 @@
  *
  *   npx tsx bench/behaviour-capture.ts HEAD          # this tree (uncommitted changes included) vs HEAD
  *   npx tsx bench/behaviour-capture.ts 0c69def
+ *   npx tsx bench/behaviour-capture.ts HEAD src/http/responder.ts src/facade   # HEAD vs HEAD with only
+ *                                                  # these paths as they are in this tree (others' work left out)
  *
  * Requests: GET and HEAD of every resource by id and by name (JSON in both languages, Markdown, `/id/`
  * negotiated for JSON, Markdown and HTML), related in both directions and per predicate, search
  * (browse in every sort, text, category, dates, language, page 2 through `next_url`), schema, the API
  * root, llms.txt and each category's, api-help, OpenAPI, api-catalog, ARD; each success again with its
- * `If-None-Match` (304); a 400, 404 and 405 of each route. Exits 1 on any difference.
+ * `If-None-Match` (304); a 400, 404 and 405 of each route. The ARD manifest's `updatedAt` (the serving
+ * process's start) is masked. Exits 1 on any difference.
  */
+import { cpSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/connection.js';
 import { prepareDatabase } from './cost-bench.js';
@@ -33,6 +38,24 @@ interface Probe {
   method: 'GET' | 'HEAD' | 'POST';
   path: string;
   headers?: Record<string, string>;
+  /** GET with `If-None-Match` set to the ETag this server itself just gave for the path. */
+  conditional?: boolean;
+}
+
+/** The ARD manifest's `updatedAt` is the serving process's start: masked, and the ETag over it with it. */
+const PROCESS_START = /"updatedAt":"[^"]*"/g;
+const ARD_PATHS = new Set(['/.well-known/ard.json', '/.well-known/ai-catalog.json']);
+function masked(c: Captured, path: string): Captured {
+  if (!ARD_PATHS.has(path.split('?')[0]!)) return c;
+  const body = c.body.replace(PROCESS_START, '"updatedAt":"(process start)"');
+  return { ...c, body, headers: { ...c.headers, ...(c.headers.etag ? { etag: '(over the process start)' } : {}) } };
+}
+
+/** A probe's answer; a conditional one revalidates with the server's own ETag. */
+async function answer(origin: string, probe: Probe): Promise<Captured> {
+  if (!probe.conditional) return masked(await capture(origin, probe), probe.path);
+  const etag = (await capture(origin, { method: 'GET', path: probe.path })).headers.etag;
+  return masked(await capture(origin, { method: 'GET', path: probe.path, headers: { 'if-none-match': String(etag) } }), probe.path);
 }
 
 function capture(origin: string, probe: Probe): Promise<Captured> {
@@ -92,7 +115,7 @@ async function* probesOf(paths: string[], origin: string, resources: { ids: stri
     yield { method: 'HEAD', path };
     const first = await capture(origin, { method: 'GET', path });
     const etag = first.headers.etag;
-    if (typeof etag === 'string') yield { method: 'GET', path, headers: { 'if-none-match': etag } };
+    if (typeof etag === 'string') yield { method: 'GET', path, conditional: true };
     const next = /"next_url":"([^"]+)"/.exec(first.body)?.[1];
     if (next) yield { method: 'GET', path: new URL(next).pathname + new URL(next).search };
     const kind = path.split('?')[0]!.replace(/\/[^/]+(\/markdown)?$/, '/*$1');
@@ -111,34 +134,41 @@ async function main(): Promise<void> {
   if (!rev) throw new Error('behaviour-capture: name the revision to compare with (e.g. HEAD)');
   const url = await prepareDatabase();
   const paths = await probePaths(url);
+  // With paths named: the after side is `rev` with those paths copied from this tree.
+  const changed = process.argv.slice(3);
   const other = checkoutRevision(rev);
+  const patched = changed.length ? checkoutRevision(rev) : undefined;
   const servers: { stop(): void }[] = [];
   try {
-    buildTree(HERE);
+    for (const path of changed) cpSync(join(HERE, path), join(patched!.tree, path), { recursive: true });
+    const afterTree = patched?.tree ?? HERE;
+    buildTree(afterTree);
     buildTree(other.tree);
     const before = await serveTree(other.tree, url);
     servers.push(before);
-    const after = await serveTree(HERE, url);
+    const after = await serveTree(afterTree, url);
     servers.push(after);
     const ids = paths.filter((p) => /^\/api\/agent\/resource\/\d+$/.test(p)).map((p) => p.split('/').pop()!);
     let compared = 0;
     const differences: string[] = [];
     const statuses = new Map<number, number>();
     for await (const probe of probesOf(paths, before.plugin, { ids })) {
-      const [b, a] = await Promise.all([capture(before.plugin, probe), capture(after.plugin, probe)]);
+      const [b, a] = await Promise.all([answer(before.plugin, probe), answer(after.plugin, probe)]);
       compared++;
       statuses.set(b.status, (statuses.get(b.status) ?? 0) + 1);
       const sb = JSON.stringify(b);
       const sa = JSON.stringify(a);
-      if (sb !== sa) differences.push(`${probe.method} ${probe.path}${probe.headers ? ` ${JSON.stringify(probe.headers)}` : ''}\n  before: ${sb.slice(0, 600)}\n  after:  ${sa.slice(0, 600)}`);
+      if (sb !== sa) differences.push(`${probe.method} ${probe.path}${probe.headers ? ` ${JSON.stringify(probe.headers)}` : ''}${probe.conditional ? ' (If-None-Match: its ETag)' : ''}\n  before: ${sb.slice(0, 600)}\n  after:  ${sa.slice(0, 600)}`);
     }
     const byStatus = [...statuses].sort(([x], [y]) => x - y).map(([s, n]) => `${s}: ${n}`).join(', ');
-    process.stdout.write(`behaviour capture, ${rev} vs this tree: ${compared} requests (${byStatus}); ${differences.length ? `${differences.length} DIFFERENT` : 'all identical (status, headers, body)'}\n`);
+    const afterName = changed.length ? `${rev} with ${changed.join(', ')} of this tree` : 'this tree';
+    process.stdout.write(`behaviour capture, ${rev} vs ${afterName}: ${compared} requests (${byStatus}); ${differences.length ? `${differences.length} DIFFERENT` : 'all identical (status, headers, body)'}\n`);
     for (const d of differences.slice(0, 20)) process.stdout.write(`${d}\n`);
     if (differences.length) process.exitCode = 1;
   } finally {
     for (const s of servers) s.stop();
     other.remove();
+    patched?.remove();
   }
 }
 
