@@ -1,7 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
@@ -336,6 +340,27 @@ describe('check against a plain Express site, a closed port and a scheme-less UR
       assert.equal(code, 1);
       assert.equal(out, '');
       assert.equal(err, `express-agent-discovery check: cannot connect to ${url} (ECONNREFUSED): is the site running, and is the URL right?\n`);
+    }
+  });
+
+  it('an HTTPS site whose certificate no client accepts: one error naming the TLS failure, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'check-tls-'));
+    try {
+      await execFileAsync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
+      const server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('<html></html>'));
+      await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
+      const url = `https://${LOOPBACK}:${(server.address() as AddressInfo).port}/`;
+      try {
+        const { code, out, err } = await check([url]);
+        assert.equal(code, 1);
+        assert.equal(out, '');
+        assert.match(err, new RegExp(`^express-agent-discovery check: cannot connect to ${url.replace(/[.]/g, '\\.')} \\((?:DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID)\\)`));
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

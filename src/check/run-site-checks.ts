@@ -180,9 +180,12 @@ async function siteOutcomes(ctx: CheckContext): Promise<CheckOutcome[]> {
     if (none) return none.id === 'resource-language' ? none : blocked('resource-language', checkName('resource-language'), none);
     return checkLanguage(ctx, read);
   });
-  await run('translations', ['page', 'resource-read'], () =>
-    read ? checkTranslations(ctx, read.result?.page_urls) : skip('translations', checkName('translations'), 'no JSON read of the page: no language versions to compare'),
-  );
+  // The language versions come from the JSON read: a read that answered is enough, whatever the Markdown did.
+  await run('translations', ['page'], () => {
+    if (read) return checkTranslations(ctx, read.result?.page_urls);
+    const root = rootOf('resource-read');
+    return root ? blocked('translations', checkName('translations'), root) : skip('translations', checkName('translations'), 'no JSON read of the page: no language versions to compare');
+  });
 
   if (noDiscovery) add(blocked('api-catalog', checkName('api-catalog'), noDiscovery), blocked('api-catalog-links', checkName('api-catalog-links'), noDiscovery));
   else add(...(await checkApiCatalog(ctx)));

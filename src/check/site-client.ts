@@ -70,6 +70,9 @@ export function sameOrigin(url: string, origin: string): boolean {
 /** Network error codes meaning nothing answered at that address. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
+/** TLS errors: no client that checks certificates gets a response either. */
+const TLS_FAILURE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(?:VERIFY|GET)_)/;
+
 /** A lookup that answers every host name with `address` (IPv4 or IPv6 literal). */
 const fixedLookup = (address: string): LookupFunction =>
   ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -124,7 +127,7 @@ function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteR
     }, limits.timeoutMs);
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
-      done({ url, error: code, ...(UNREACHABLE.has(code) ? { unreachable: true } : {}) });
+      done({ url, error: code, ...(UNREACHABLE.has(code) || TLS_FAILURE.test(code) ? { unreachable: true } : {}) });
     });
     outgoing.end(req.body);
   });
