@@ -1,36 +1,86 @@
-// The suite (`npm test` runs it after the type check): test files that own their databases and ports run
-// several at a time, since on a 2-core machine one file at a time leaves half of it idle while
-// PostgreSQL or PGlite works; the files that load the machine on purpose (fault injection under load,
-// PgBouncer scale-out, the packed package, the browser, the MCP conformance suite under Node 22) run
-// after them, one at a time.
-// `node tools/run-tests.mjs [files…]` runs only the files given. TEST_CONCURRENCY overrides the default.
-import { spawnSync } from 'node:child_process';
+// The suite (`npm test` runs it after the type check). Every test file is a process of its own
+// (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
+// half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
+// long file started last is the whole suite's tail); the files that load the machine on purpose
+// (fault injection under load, PgBouncer scale-out) run after the others, alone, since what they
+// check is how the process behaves under a load they make themselves. A file's output is printed
+// whole when it ends (never interleaved), then a summary: every file with its time, pass and fail.
+// `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
-const SERIAL = new Set([
-  'test/fault-load.test.ts',
-  'test/scale-out.test.ts',
-  'test/database-faults.test.ts',
-  'test/aborted-requests.test.ts',
+/** Run alone, after the others: each makes the load it checks the process under. */
+const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts', 'test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
+
+/** Started first, longest first (measured in CI); the others follow in name order. */
+const LONGEST = [
   'test/packed-package.test.ts',
+  'test/crawl-links.test.ts',
+  'test/cms-wikijs.test.ts',
+  'test/search-rare-word.test.ts',
   'test/browser-admin.test.ts',
   'test/browser-api-help.test.ts',
   'test/browser-settings.test.ts',
+  'test/facade-leak.test.ts',
+  'test/facade-paging.test.ts',
   'test/mcp-conformance.test.ts',
-]);
+  'test/cms-ghost.test.ts',
+  'test/fuzz.test.ts',
+];
+
+/** A file running longer than this is killed and counted as failed (a hang must not hold CI). */
+const FILE_TIMEOUT_MS = 20 * 60_000;
 
 const given = process.argv.slice(2);
-const files = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
+const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
+const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
+const pooled = all.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b));
+const alone = all.filter((f) => ALONE.has(f));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, os.availableParallelism() + 1)));
 const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1' };
+const started = Date.now();
 
-function run(batch, n) {
-  if (!batch.length) return 0;
-  const args = ['--import', 'tsx', '--test', `--test-concurrency=${n}`, ...batch];
-  return spawnSync(process.execPath, args, { stdio: 'inherit', env }).status ?? 1;
+/** Runs one file; resolves with its summary once its output has been printed. */
+function runFile(file) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const output = Buffer.concat(chunks).toString('utf8');
+      const count = (name) => Number(output.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+      const result = { file, seconds: (Date.now() - t0) / 1000, pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped'), ok: code === 0 && !timedOut };
+      const status = result.ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 60_000} min` : `FAILED (exit ${code ?? signal})`;
+      process.stdout.write(`\n# ==== ${file}: ${status}, ${result.seconds.toFixed(1)} s, ${result.pass} passed, ${result.fail} failed\n${output}`);
+      resolve(result);
+    });
+  });
 }
 
-const parallel = run(files.filter((f) => !SERIAL.has(f)), concurrency);
-const serial = run(files.filter((f) => SERIAL.has(f)), 1);
-process.exit(parallel || serial);
+async function pool(files, n) {
+  const queue = [...files];
+  const results = [];
+  const worker = async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file));
+  };
+  await Promise.all(Array.from({ length: Math.min(n, files.length) }, worker));
+  return results;
+}
+
+const results = [...(await pool(pooled, concurrency)), ...(await pool(alone, 1))];
+const total = (k) => results.reduce((s, r) => s + r[k], 0);
+process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
+  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  ${r.file}\n`);
+}
+process.stdout.write(`# tests passed ${total('pass')}, failed ${total('fail')}, cancelled ${total('cancelled')}, skipped ${total('skipped')}\n`);
+process.exit(results.every((r) => r.ok) ? 0 : 1);
