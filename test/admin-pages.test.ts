@@ -294,7 +294,7 @@ for (const backend of backends) {
       assert.equal(res.headers.get('location'), '/admin/agent/settings?saved=1');
       const llms = await (await fetch(`${base}/llms.txt`)).text();
       assert.match(llms, new RegExp(`^> ${description.replace(/\./g, '\\.')}$`, 'm'));
-      assert.ok(llms.includes(notes));
+      assert.ok(llms.includes(notes.replace('_', '\\_')), 'the notes, as plain text escaped for Markdown');
       assert.ok(!llms.includes('sitemap.xml'), 'the sitemap is unset at run time');
       assert.ok((await (await fetch(`${base}/api-help`)).text()).includes(description));
       assert.ok((await getJson(`${base}/.well-known/ard.json`)).entries[0].description.startsWith(description));
