@@ -138,65 +138,86 @@ export async function runSiteChecks(url: string, options: SiteCheckOptions = {})
   return { url: ctx.homeUrl, ok: checks.every((c) => c.status !== 'failed'), score: readinessScore(checks), ranAt, requests: client.requests, checks };
 }
 
+/** The results so far, by id, and how a check that needs others runs. */
+interface Outcomes {
+  readonly results: Map<string, CheckOutcome>;
+  add(...outcomes: CheckOutcome[]): void;
+  /** The first of `ids` that failed or was itself skipped because of a failure. */
+  rootOf(...ids: CheckId[]): CheckOutcome | undefined;
+  /** Runs `check`, or skips `id` because of the first of `needs` that failed. */
+  run(id: CheckId, needs: CheckId[], check: () => CheckOutcome | Promise<CheckOutcome>): Promise<void>;
+}
+
+function outcomes(): Outcomes {
+  const results = new Map<string, CheckOutcome>();
+  const add = (...list: CheckOutcome[]) => list.forEach((o) => results.set(o.id, o));
+  const rootOf = (...ids: CheckId[]) => ids.map((id) => results.get(id)).find((r) => r && (r.status === 'failed' || r.because !== null));
+  return {
+    results,
+    add,
+    rootOf,
+    async run(id, needs, check) {
+      const root = rootOf(...needs);
+      add(root ? blocked(id, checkName(id), root) : await check());
+    },
+  };
+}
+
 /**
  * Every check of `CHECK_CATALOG`, in its order. A check whose prerequisite failed is not run: it is
  * skipped `because` of that check (or of that check's own root cause), so one cause is reported once.
  */
 async function siteOutcomes(ctx: CheckContext): Promise<CheckOutcome[]> {
-  const results = new Map<string, CheckOutcome>();
-  const add = (...outcomes: CheckOutcome[]) => outcomes.forEach((o) => results.set(o.id, o));
-  /** The first of `ids` that failed or was itself skipped because of a failure. */
-  const rootOf = (...ids: CheckId[]) => ids.map((id) => results.get(id)).find((r) => r && (r.status === 'failed' || r.because !== null));
-  const run = async (id: CheckId, needs: CheckId[], check: () => CheckOutcome | Promise<CheckOutcome>) => {
-    const root = rootOf(...needs);
-    add(root ? blocked(id, checkName(id), root) : await check());
-  };
-
-  add(...(await checkHome(ctx)));
-  add(...(await checkProbes(ctx)));
-  add(await checkDiscoveryDocuments(ctx));
+  const o = outcomes();
+  o.add(...(await checkHome(ctx)));
+  o.add(...(await checkProbes(ctx)));
+  o.add(await checkDiscoveryDocuments(ctx));
   // The Markdown home page comes with the discovery documents (the plugin's router serves both).
-  await run('home-markdown', ['discovery-documents'], () => (ctx.home ? checkHomeMarkdown(ctx) : blocked('home-markdown', checkName('home-markdown'), results.get('home-link-header')!)));
-  await run('llms-txt', ['discovery-documents'], () => checkLlmsTxt(ctx));
+  await o.run('home-markdown', ['discovery-documents'], () => (ctx.home ? checkHomeMarkdown(ctx) : blocked('home-markdown', checkName('home-markdown'), o.results.get('home-link-header')!)));
+  await o.run('llms-txt', ['discovery-documents'], () => checkLlmsTxt(ctx));
+  await pageOutcomes(ctx, o);
+  const noDiscovery = o.rootOf('discovery-documents');
+  if (noDiscovery) o.add(blocked('api-catalog', checkName('api-catalog'), noDiscovery), blocked('api-catalog-links', checkName('api-catalog-links'), noDiscovery));
+  else o.add(...(await checkApiCatalog(ctx)));
+  await o.run('openapi', ['discovery-documents'], () => checkOpenApi(ctx));
+  await o.run('ard', ['discovery-documents'], () => checkArd(ctx));
+  o.add(await checkMcpCard(ctx));
+  if (ctx.mcpEndpoint) o.add(await checkMcpProtocol(ctx));
+  else await o.run('mcp-protocol', ['mcp-card'], () => skip('mcp-protocol', checkName('mcp-protocol'), 'the card names no MCP endpoint on this origin'));
+  o.add(await checkRobotsTxt(ctx));
+  await o.run('content-signals', ['robots-txt'], () => checkContentSignals(ctx));
+  await o.run('cors', ['discovery-documents'], () => checkCors(ctx));
+  o.add(await checkOauthMetadata(ctx));
+  return [...o.results.values()];
+}
 
+/** The checks of one resource page: its links, negotiation, its alternates' reads, language and translations. */
+async function pageOutcomes(ctx: CheckContext, o: Outcomes): Promise<void> {
   const found = await findPage(ctx);
-  const noDiscovery = rootOf('discovery-documents');
-  if ('problem' in found && noDiscovery) for (const id of ['page', 'page-link-header', 'page-head'] as const) add(blocked(id, checkName(id), noDiscovery));
-  else add(...(await checkPage(ctx, found)));
-  await run('markdown-negotiation', ['page'], () => checkNegotiation(ctx));
+  const noDiscovery = o.rootOf('discovery-documents');
+  if ('problem' in found && noDiscovery) for (const id of ['page', 'page-link-header', 'page-head'] as const) o.add(blocked(id, checkName(id), noDiscovery));
+  else o.add(...(await checkPage(ctx, found)));
+  await o.run('markdown-negotiation', ['page'], () => checkNegotiation(ctx));
   const view = ctx.page?.view;
   const alternates = view ? linksWith([...view.headerLinks, ...view.headLinks], 'alternate').filter((l) => /^(?:application\/json|text\/markdown)/i.test(l.type ?? '')) : [];
+  /** A check of the alternates: with none advertised, skipped because of the page's links (or with nothing to check). */
+  const ofAlternates = (id: CheckId, check: () => Promise<CheckOutcome>) =>
+    o.run(id, ['page'], () => {
+      if (alternates.length) return check();
+      const root = o.rootOf('page-link-header', 'page-head');
+      return root ? blocked(id, checkName(id), root) : skip(id, checkName(id), 'the page advertises no alternates: nothing to check');
+    });
   let read: Awaited<ReturnType<typeof checkResourceRead>>['read'];
-  const noAlternates = (id: CheckId) => (rootOf('page') ? undefined : !alternates.length ? (rootOf('page-link-header', 'page-head') ?? skip(id, checkName(id), 'the page advertises no alternates: nothing to check')) : undefined);
-  await run('resource-read', ['page'], async () => {
-    const none = noAlternates('resource-read');
-    if (none) return none.id === 'resource-read' ? none : blocked('resource-read', checkName('resource-read'), none);
+  await ofAlternates('resource-read', async () => {
     const r = await checkResourceRead(ctx);
     read = r.read;
     return r.result;
   });
-  await run('resource-language', ['page'], async () => {
-    const none = noAlternates('resource-language');
-    if (none) return none.id === 'resource-language' ? none : blocked('resource-language', checkName('resource-language'), none);
-    return checkLanguage(ctx, read);
-  });
+  await ofAlternates('resource-language', () => checkLanguage(ctx, read));
   // The language versions come from the JSON read: a read that answered is enough, whatever the Markdown did.
-  await run('translations', ['page'], () => {
+  await o.run('translations', ['page'], () => {
     if (read) return checkTranslations(ctx, read.result?.page_urls);
-    const root = rootOf('resource-read');
+    const root = o.rootOf('resource-read');
     return root ? blocked('translations', checkName('translations'), root) : skip('translations', checkName('translations'), 'no JSON read of the page: no language versions to compare');
   });
-
-  if (noDiscovery) add(blocked('api-catalog', checkName('api-catalog'), noDiscovery), blocked('api-catalog-links', checkName('api-catalog-links'), noDiscovery));
-  else add(...(await checkApiCatalog(ctx)));
-  await run('openapi', ['discovery-documents'], () => checkOpenApi(ctx));
-  await run('ard', ['discovery-documents'], () => checkArd(ctx));
-  add(await checkMcpCard(ctx));
-  if (ctx.mcpEndpoint) add(await checkMcpProtocol(ctx));
-  else await run('mcp-protocol', ['mcp-card'], () => skip('mcp-protocol', checkName('mcp-protocol'), 'the card names no MCP endpoint on this origin'));
-  add(await checkRobotsTxt(ctx));
-  await run('content-signals', ['robots-txt'], () => checkContentSignals(ctx));
-  await run('cors', ['discovery-documents'], () => checkCors(ctx));
-  add(await checkOauthMetadata(ctx));
-  return [...results.values()];
 }
