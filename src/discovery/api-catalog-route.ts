@@ -3,12 +3,15 @@ import { absoluteUrl } from '../http/urls.js';
 import { buildApiCatalog } from './api-catalog.js';
 import { documentRoute } from './document-route.js';
 import { formatAgentLink } from './link-format.js';
+import { perBaseCache } from './per-base-cache.js';
 import { MEDIA } from './site-links.js';
 
 /** `GET /.well-known/api-catalog`: the RFC 9727 linkset, with its own `rel="api-catalog"` Link. */
 export function apiCatalogRoute() {
-  return documentRoute(PATHS.apiCatalog, MEDIA.linkset, (_ctx, base) => ({
+  // It depends on the public base alone: built once per base, like OpenAPI.
+  const catalog = perBaseCache((base) => ({
     body: JSON.stringify(buildApiCatalog(base)),
     headers: { Link: formatAgentLink({ href: absoluteUrl(base, PATHS.apiCatalog.url()), rel: 'api-catalog' }) },
   }));
+  return documentRoute(PATHS.apiCatalog, MEDIA.linkset, (_ctx, base) => catalog(base));
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The documented result shapes of the facade. Responses are passed through these schemas, which
- * strip anything undocumented; OpenAPI is generated from them.
+ * The documented result shapes of the facade. Handlers build their results in these shapes (the
+ * compiler checks the types; the test suite checks every response against the schema, see
+ * `runRoute`); OpenAPI is generated from them.
  */
 
 const timestamp = z.string().describe('UTC ISO-8601 timestamp');

@@ -25,10 +25,30 @@ const CACHE_CONTROL: Record<Exclude<CachePolicy, 'perCaller'>, string> = {
 };
 
 /**
+ * Whether every envelope result is checked against the route's documented result schema: in the test
+ * suite (`EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES=1`, which also checks every reusable query), not on
+ * the hot path. The handlers build their results in the schema's shape and order, so parsing them in
+ * production only spent time (a zod object walk per item and its garbage).
+ */
+const checkResults = process.env.EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES === '1';
+
+/**
+ * A result exactly as its schema passes it (no property stripped, none reordered, no value changed),
+ * else an error naming the route: a handler that built more or other than its documented result.
+ */
+function documentedResult(route: Route<unknown>, result: z.ZodType, output: unknown): unknown {
+  const built = JSON.stringify(output);
+  if (JSON.stringify(result.parse(output)) !== built) {
+    throw new Error(`express-agent-discovery: the result of ${route.path.template} is not its documented schema: ${built.slice(0, 500)}`);
+  }
+  return output;
+}
+
+/**
  * Runs a route for one call, whoever asks (the HTTP responder, an MCP tool): validates the path
- * parameters (`rawParams`), then the query (strictly, when the route has a query schema), runs the
- * handler and passes an envelope result through the route's result schema, which strips anything
- * undocumented. A bad parameter is a 400 naming it.
+ * parameters (`rawParams`), then the query (strictly, when the route has a query schema), and runs
+ * the handler; in the test suite an envelope result is also checked against the route's result
+ * schema (`documentedResult`). A bad parameter is a 400 naming it.
  */
 export async function runRoute<C, R extends RouteResponse>(
   route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined, R>,
@@ -40,7 +60,7 @@ export async function runRoute<C, R extends RouteResponse>(
   const params = route.params ? parseValues(route.params, rawParams) : {};
   const query = route.query ? parsePairs(call.query, route.query) : {};
   const output: unknown = await route.handler({ ctx, call, params, query, req });
-  return (route.response.kind === 'envelope' ? route.response.result.parse(output) : output) as RouteOutput<R>;
+  return (checkResults && route.response.kind === 'envelope' ? documentedResult(route, route.response.result, output) : output) as RouteOutput<R>;
 }
 
 /** The route's path parameters as the router decoded them. */

@@ -57,7 +57,7 @@ export type RouteResponse = { kind: 'envelope'; result: z.ZodType } | { kind: 't
 
 /** What a handler returns: what its result schema accepts (the compiler checks it), or a text body. */
 export type HandlerOutput<R extends RouteResponse> = R extends { kind: 'envelope'; result: infer S extends z.ZodType } ? z.input<S> : TextBody;
-/** What a route answers: the handler's output passed through its result schema (undocumented fields stripped). */
+/** What a route answers: the handler's output, built to its result schema (checked against it in the test suite). */
 export type RouteOutput<R extends RouteResponse> = R extends { kind: 'envelope'; result: infer S extends z.ZodType } ? z.output<S> : TextBody;
 
 type Parsed<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : Record<string, never>;
