@@ -50,8 +50,9 @@ const TEXTS = {
 /** The statements before take seconds for these: measured in the first rounds only. */
 const SLOW_BEFORE = new Set(['rare (rune77, 50 matches)', 'one match (123457)', 'absent (zebra)']);
 
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** A p50 in ms; `—` when nothing was measured (BENCH_SLOW_ROUNDS=0 skips the statements before for a rare word). */
+const ms = (x: number | undefined) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 async function seed(url: string): Promise<void> {
   const content = await openDatabase({ url });
@@ -164,10 +165,10 @@ async function main(): Promise<void> {
 
   const row = (c: Case) => {
     const s = samples.get(c)!;
-    return `| ${c.name} | ${c.sort} | ${ms(p50(s.before))} | ${ms(p50(s.after))} | ${(p50(s.after) / p50(s.before)).toFixed(2)} | ${ms(p50(s.http))} |`;
+    return `| ${c.name} | ${c.sort} | ${ms(p50(s.before))} | ${ms(p50(s.after))} | ${s.before.length ? (p50(s.after)! / p50(s.before)!).toFixed(2) : '—'} | ${ms(p50(s.http))} |`;
   };
   const first = (sort: SearchSort) => cases.find((c) => c.sort === sort && c.name.startsWith('common'))!;
-  const ratio = (c: Case, key: 'before' | 'after' | 'http') => (p50(samples.get(c)![key]) / p50(samples.get(first(c.sort))![key])).toFixed(2);
+  const ratio = (c: Case, key: 'before' | 'after' | 'http') => (p50(samples.get(c)![key])! / p50(samples.get(first(c.sort))![key])!).toFixed(2);
   process.stdout.write(
     [
       `\nrare-word bench: ${ROWS.toLocaleString('en')} resources on PostgreSQL (preparedStatements ${PREPARED ? 'on' : 'off'}), pagelen ${PAGELEN}, ${ROUNDS} rounds (before for a rare or absent word: ${SLOW_ROUNDS})`,
