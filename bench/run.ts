@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name…] [-- --quick]`: runs the benchmarks one after another (cost, reusable-query, facade, rare-word, edges,
  * markdown, discovery, mcp), each reporting ratios measured side by side in one run. `cost` prints
- * issue 13's cost-per-request goals against a bare Express + pg endpoint; `facade` and `edges` the
+ * each route against its floor and a bare Express + pg endpoint (issue 24); `facade` and `edges` the
  * deep-page ratios. `--quick` is passed to the benches that have a short mode (iteration only). PostgreSQL benches use
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and create databases of their own.
  */
