@@ -282,7 +282,8 @@ for (const backend of backends) {
       it('llms.txt keeps one H1 and one summary line', async () => {
         const doc = parseLlmsTxt((await rawRequest(`${evil.origin}/llms.txt`)).body);
         assert.equal(doc.title, 'Evil <script>alert("t")</script> "Site" \'x\' X-Injected: yes');
-        assert.equal(doc.summary, 'Desc </p><script>alert(1)</script> & "quotes" Set-Cookie: a=b ## Not a section');
+        // The description is plain text: Markdown-escaped, no tag in it reaches an agent as HTML.
+        assert.equal(doc.summary, 'Desc \\</p>\\<script>alert(1)\\</script> & "quotes" Set-Cookie: a=b ## Not a section');
         assert.equal(doc.sections['Not a section'], undefined);
       });
       it('JSON documents carry them as data', async () => {
