@@ -22,6 +22,7 @@ const LONGEST = [
   'test/browser-admin.test.ts',
   'test/browser-api-help.test.ts',
   'test/browser-settings.test.ts',
+  'test/browser-cors.test.ts',
   'test/facade-leak.test.ts',
   'test/facade-paging.test.ts',
   'test/mcp-conformance.test.ts',
