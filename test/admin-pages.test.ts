@@ -158,7 +158,7 @@ for (const backend of backends) {
       assert.equal((await inspect('no_such_resource')).status, 404);
       const bad = await inspect('Not%20A%20Ref');
       assert.equal(bad.status, 400);
-      assert.match(bad.html, /is not a resource id, name or page URL/);
+      assert.match(bad.html, /is not a resource id, name or page URL: enter a number, a name such as about_us, or a page URL such as http:\/\/127\.0\.0\.1:\d+\/en\/page\/12\./);
     });
 
     it('the inspector takes a page URL, names a missing language, links the human page, and lists and searches what agents can find', async () => {

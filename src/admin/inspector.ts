@@ -41,6 +41,15 @@ type Facts = NonNullable<Awaited<ReturnType<typeof resourceFacts>>>;
 const humanPage = (ctx: AgentContext, base: string, f: Facts, language: string): string =>
   resolveOnBase(base, pageUrlOf(ctx.options.pageUrl, f, language, f.category_name));
 
+/** A page URL of this site's shape (the `pageUrl` option's, for id 12), to show what the inspector takes. */
+function examplePage(ctx: AgentContext, base: string): string {
+  try {
+    return resolveOnBase(base, ctx.options.pageUrl({ id: 12, name: null, language: ctx.options.defaultLanguage, category: null }));
+  } catch {
+    return `${new URL(base).origin}/…`;
+  }
+}
+
 /** What the admin typed, resolved: a resource (with the language of its page URL), or why not. */
 export type InspectTarget =
   | { readonly ref: ResourceRef; readonly language?: string; readonly note?: string }
@@ -60,7 +69,7 @@ export async function resolveInspectTarget(ctx: AgentContext, base: string, text
   if (!isPageUrlRef(text)) {
     const ref = parseResourceRef(text);
     if (ref !== undefined) return { ref };
-    return { problem: `"${text}" is not a resource id, name or page URL: enter a number, a name such as about_us, or a page URL such as ${origin}/en/page/12.`, status: 400 };
+    return { problem: `"${text}" is not a resource id, name or page URL: enter a number, a name such as about_us, or a page URL such as ${examplePage(ctx, base)}.`, status: 400 };
   }
   let url: URL;
   try {
