@@ -35,19 +35,7 @@ export function pageUrlOf(
   return storedPageUrl(r.page_url, language) ?? build({ id: r.id, name: r.name, language, category });
 }
 
-/**
- * A reference given as a page URL rather than an id or name: an absolute http(s) URL or a
- * root-relative path (`/en/page/12`). Verify's `--private`/`--noindex` and the admin inspector take
- * the same forms.
- */
-export function isPageUrlRef(text: string): boolean {
-  return /^https?:\/\//i.test(text) || text.startsWith('/');
-}
-
-/** What identifies a page: the origin and the path without trailing slashes (query and fragment ignored). */
-export function pagePathKey(url: URL): string {
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
+export { isPageUrlRef, pagePathKey } from '../page-url-forms.js';
 
 /**
  * The ids and names a page URL can carry, as text: its decoded path segments, last first, then its

@@ -1,4 +1,5 @@
 import { PATHS } from '../../paths.js';
+import { isPageUrlRef, pagePathKey } from '../../page-url-forms.js';
 import { ACCEPT, isObject, llmsLinks, parseJson, resolve, short, type CheckContext } from '../context.js';
 import { linksWith, readPage } from '../page-view.js';
 import { describeResponse, sameOrigin } from '../site-client.js';
@@ -23,20 +24,16 @@ const FIX: Record<HiddenKind, string> = {
     'carries no Markdown or JSON alternates.',
 };
 
-const isUrlRef = (ref: string): boolean => /^https?:\/\//i.test(ref) || ref.startsWith('/');
-
-const pathKey = (url: URL): string => `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-
 /**
  * Whether a URL points at the resource: for a URL reference, the same origin and path (query
  * ignored); for an id or name, a path segment equal to it or an `id` query parameter.
  */
 export function refMatcher(ref: string, origin: string): (url: string) => boolean {
-  if (isUrlRef(ref)) {
-    const target = pathKey(new URL(ref, `${origin}/`));
+  if (isPageUrlRef(ref)) {
+    const target = pagePathKey(new URL(ref, `${origin}/`));
     return (url) => {
       try {
-        return pathKey(new URL(url)) === target;
+        return pagePathKey(new URL(url)) === target;
       } catch {
         return false;
       }
@@ -73,8 +70,8 @@ export async function checkNotAdvertised(ctx: CheckContext, { kind, ref }: Hidde
   // An id or name: its facade read (a private one must be 404; a noindex one may be read, and names
   // its numeric id and page). A URL: its page.
   const aliases = [ref];
-  let pageUrl: string | undefined = isUrlRef(ref) ? resolve(ref, `${ctx.origin}/`) : undefined;
-  if (!isUrlRef(ref)) {
+  let pageUrl: string | undefined = isPageUrlRef(ref) ? resolve(ref, `${ctx.origin}/`) : undefined;
+  if (!isPageUrlRef(ref)) {
     const read = await ctx.client.fetch(PATHS.resource.url({ id: ref }), { accept: ACCEPT.json });
     if (read.error !== undefined) found.push(`the facade read could not be checked (${read.error})`);
     else if (kind === 'private' && read.status !== 404) found.push(`the facade read ${PATHS.resource.url({ id: ref })} ${describeResponse(read)}, not 404`);
