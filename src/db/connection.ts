@@ -77,10 +77,11 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
   // for its whole life: a checked-out client's query fails with the same error (the request answers
   // 503) and the pool discards the broken client when it is released.
   pool.on('error', ignoreClientError);
+  const sessionReady = new WeakMap<pg.PoolClient, Promise<unknown>>();
   pool.on('connect', (client) => {
     client.on('error', ignoreClientError);
-    // Queued before the client's first statement. See `NO_JIT` for why.
-    client.query(NO_JIT).catch(ignoreClientError);
+    // Sent once, before the client is handed out (`sessions.connect` waits for it). See `NO_JIT` for why.
+    sessionReady.set(client, client.query(NO_JIT).catch(ignoreClientError));
     client.connection.on('errorMessage', (message: { severity?: string }) => {
       if (message.severity === 'FATAL' || message.severity === 'PANIC') discard(client);
     });
@@ -96,8 +97,20 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
     await pool.end().catch(() => {});
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);
   });
+  await sessionReady.get(client);
   client.release();
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool(pool, config.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT) }) });
+  // Kysely's clients: each handed out once its session set-up has run (pg would otherwise queue the first
+  // statement behind the SET, which pg 8 warns about and pg 9 refuses).
+  const sessions = {
+    options: pool.options,
+    connect: async () => {
+      const client = await pool.connect();
+      await sessionReady.get(client);
+      return client;
+    },
+    end: () => pool.end(),
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: statementPool(sessions, config.preparedStatements ?? PREPARED_STATEMENTS_DEFAULT) }) });
   return {
     db,
     kind: 'postgres',

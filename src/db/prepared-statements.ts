@@ -53,6 +53,9 @@ function nameStatements(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
+/** What `statementPool` needs of a pool: its options, a client (promise form) and its end. */
+export type SessionPool = Pick<pg.Pool, 'options' | 'end'> & { connect(): Promise<pg.PoolClient> };
+
 /**
  * The pool Kysely's PostgreSQL dialect is given: `pool` itself, or (with `prepared`) the same pool
  * whose clients send reads as named prepared statements.
@@ -61,7 +64,7 @@ function nameStatements(client: pg.PoolClient): pg.PoolClient {
  * new PostgresDialect({ pool: statementPool(pool, config.preparedStatements ?? false) })
  * ```
  */
-export function statementPool(pool: pg.Pool, prepared: boolean): PostgresPool {
+export function statementPool(pool: SessionPool, prepared: boolean): PostgresPool {
   if (!prepared) return pool as unknown as PostgresPool;
   return {
     options: pool.options,
