@@ -7,6 +7,7 @@ import { backends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, headerLines, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
+import { renderMarkdown } from './support/published-text.js';
 
 const DOCUMENTS = {
   '/api-help': /^text\/html; charset=utf-8$/,
@@ -281,10 +282,22 @@ for (const backend of backends) {
       });
       it('llms.txt keeps one H1 and one summary line', async () => {
         const doc = parseLlmsTxt((await rawRequest(`${evil.origin}/llms.txt`)).body);
-        assert.equal(doc.title, 'Evil <script>alert("t")</script> "Site" \'x\' X-Injected: yes');
+        // The site title is plain text like the description: escaped, one line.
+        assert.equal(doc.title, 'Evil \\<script>alert("t")\\</script> "Site" \'x\' X-Injected: yes');
         // The description is plain text: Markdown-escaped, no tag in it reaches an agent as HTML.
         assert.equal(doc.summary, 'Desc \\</p>\\<script>alert(1)\\</script> & "quotes" Set-Cookie: a=b ## Not a section');
         assert.equal(doc.sections['Not a section'], undefined);
+      });
+      it('llms.txt and a category llms.txt render with no element the title or description made', async () => {
+        const root = (await rawRequest(`${evil.origin}/llms.txt`)).body;
+        const category = parseLlmsTxt(root).sections['Category indexes']![0]!.url;
+        const scoped = await rawRequest(category.replace(/^https?:\/\/[^/]+/, evil.origin));
+        assert.equal(scoped.status, 200, category);
+        for (const [name, body] of [['llms.txt', root], [category, scoped.body]] as const) {
+          const { elements, text } = renderMarkdown(body);
+          assert.ok(!elements.includes('script'), `${name}: ${elements.join(' ')}`);
+          assert.match(text, /Evil <script>alert\("t"\)<\/script> "Site"/, `${name} reads as the title typed`);
+        }
       });
       it('JSON documents carry them as data', async () => {
         const ard = json((await rawRequest(`${evil.origin}/.well-known/ard.json`)).body);

@@ -1,7 +1,7 @@
 import { boundText, MAX_ITEM_SUMMARY_CHARS, MAX_ITEM_TITLE_CHARS, plainLine } from '../content/display-text.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
-import { boundedSections, llmsItem, MAX_LLMS_TXT_BYTES, newestItem } from './llms-txt.js';
+import { boundedSections, llmsItem, markdownLine, MAX_LLMS_TXT_BYTES, newestItem } from './llms-txt.js';
 import type { NewestResource, PublicCategory } from './site-content.js';
 
 export interface CategoryLlmsTxtSite {
@@ -43,11 +43,11 @@ export function buildCategoryLlmsTxt(site: CategoryLlmsTxtSite): string {
   const rootUrl = absoluteUrl(base, PATHS.llmsTxt.url());
   const searchUrl = absoluteUrl(base, PATHS.search.url(), { cat: category.ref, sort: 'newest' });
   const lines = [
-    `# ${title}`,
+    `# ${markdownLine(title)}`,
     '',
-    `> ${summary}`,
+    `> ${markdownLine(summary)}`,
     '',
-    `Part of ${siteTitle}: the newest public resources of this category, each linking its Markdown (with YAML front matter). ` +
+    `Part of ${markdownLine(siteTitle)}: the newest public resources of this category, each linking its Markdown (with YAML front matter). ` +
       'No API key, account or sign-in is needed. The search below continues past them; the site llms.txt lists the whole API.',
   ];
   const tail = [

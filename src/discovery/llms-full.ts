@@ -40,7 +40,7 @@ export function closingNote(frame: LlmsFullFrame, included: number, cut: boolean
   );
 }
 
-const block = (e: LlmsFullEntry) => `\n---\n\n## ${boundText(plainLine(e.title), MAX_ITEM_TITLE_CHARS) || e.url}\n\nURL: ${e.url}\n\n${e.markdown.trimEnd()}\n`;
+const block = (e: LlmsFullEntry) => `\n---\n\n## ${markdownLine(boundText(plainLine(e.title), MAX_ITEM_TITLE_CHARS)) || e.url}\n\nURL: ${e.url}\n\n${e.markdown.trimEnd()}\n`;
 const cutMarker = (e: LlmsFullEntry) => `\n\n[… cut here: the whole resource is at ${e.url}]\n`;
 
 /**
@@ -70,7 +70,7 @@ const cutMarker = (e: LlmsFullEntry) => `\n\n[… cut here: the whole resource i
  */
 export async function assembleLlmsFull(frame: LlmsFullFrame, entries: AsyncIterable<LlmsFullEntry>): Promise<string> {
   const reserve = byteLength(closingNote(frame, MAX_COUNT, true, true));
-  const siteTitle = plainLine(frame.siteTitle);
+  const siteTitle = markdownLine(frame.siteTitle);
   let head =
     `# ${siteTitle}\n\n> ${markdownLine(frame.summary)}\n\n` +
     `The Markdown of the newest public resources of ${siteTitle}, newest first, each under its own heading with its URL, ` +

@@ -37,8 +37,11 @@ export function markdownLine(text: string): string {
   return escapeMarkdownText(oneLine(text)).replace(/^(\d+)\)/, '$1\\)');
 }
 
-/** Link text: one line, bounded, without the brackets that would end it early. */
-const linkName = (text: string): string => boundText(oneLine(text), MAX_ITEM_TITLE_CHARS).replace(/\[/g, '(').replace(/\]/g, ')');
+/**
+ * Link text: one line, bounded, without the brackets that would end it early, and escaped like a title in
+ * the Markdown reads, so a title's `<tag>`, emphasis or code span reaches an agent as the text it is.
+ */
+const linkName = (text: string): string => escapeMarkdownText(boundText(oneLine(text), MAX_ITEM_TITLE_CHARS).replace(/\[/g, '(').replace(/\]/g, ')'));
 
 /** A URL that cannot end the Markdown link early. */
 const linkUrl = (url: string): string => url.replace(/[()\s<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
@@ -87,7 +90,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
   const { base } = site;
   const summary = markdownLine(site.description && oneLine(site.description) ? site.description : defaultDescription(site.title));
   const lines = [
-    `# ${oneLine(site.title)}`,
+    `# ${markdownLine(site.title)}`,
     '',
     `> ${summary}`,
     '',
