@@ -3,7 +3,7 @@ export {
   siteCheckUsageError,
   schemeHint,
   SiteUnreachableError,
-  DEFAULT_MAX_BODY_BYTES,
+  CHECK_MAX_BODY_BYTES,
   DEFAULT_MAX_REQUESTS,
   DEFAULT_TIMEOUT_MS,
   MAX_HIDDEN,

@@ -54,7 +54,8 @@ export class SiteUnreachableError extends Error {
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REQUESTS = 60;
-export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** The largest response body `check` reads (the plugin's own `maxBodyBytes` option, 1 MiB by default, is another limit). */
+export const CHECK_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** The most `hidden` resources one run checks (each costs a few requests). */
 export const MAX_HIDDEN = 8;
 
@@ -121,7 +122,7 @@ export async function runSiteChecks(url: string, options: SiteCheckOptions = {})
   const client = createSiteClient(origin, {
     maxRequests: options.maxRequests ?? DEFAULT_MAX_REQUESTS,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes: options.maxBodyBytes ?? CHECK_MAX_BODY_BYTES,
     ...(options.connectTo ? { connectTo: options.connectTo } : {}),
   });
   const ctx: CheckContext = {

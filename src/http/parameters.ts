@@ -26,14 +26,10 @@ export function rawQueryPairs(req: Request): [string, string][] {
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /**
- * Parses the query strictly: an unknown parameter, a parameter given twice or a value the schema
- * rejects is a 400 naming the parameter and the reason.
+ * Parses name/value pairs strictly (a request's query, as `rawQueryPairs` reads it, or an MCP tool's
+ * arguments): an unknown parameter, a parameter given twice or a value the schema rejects is a 400
+ * naming the parameter and the reason.
  */
-export function parseQuery<S extends z.ZodObject>(req: Request, schema: S): z.output<S> {
-  return parsePairs(rawQueryPairs(req), schema);
-}
-
-/** Parses name/value pairs as `parseQuery` parses a request's query (the MCP tools pass their arguments this way). */
 export function parsePairs<S extends z.ZodObject>(pairs: readonly (readonly [string, string])[], schema: S): z.output<S> {
   const known = schema.shape as Record<string, unknown>;
   const values: Record<string, string> = {};
