@@ -20,11 +20,9 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { sql } from 'kysely';
 import { createAgentDiscovery } from '../src/index.js';
-import { openDatabase } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrator.js';
 import { compiledSearch, searchPosition, searchResources, type SearchQuery, type SearchSort } from '../src/content/search.js';
-import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
-import { keptDatabase } from './kept-database.js';
+import { insertCategory } from '../example-site/content-store.js';
+import { keptContentToSeed, keptDatabase } from './kept-database.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -55,14 +53,9 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 const ms = (x: number | undefined) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 async function seed(url: string): Promise<void> {
-  const content = await openDatabase({ url });
-  await migrateToLatest(content.db);
+  const content = await keptContentToSeed(url, ROWS, DB_NAME);
+  if (!content) return;
   const { db } = content;
-  const have = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rsc`.execute(db);
-  if (have.rows[0]!.n >= ROWS) return content.close();
-  process.stdout.write(`seeding ${ROWS} resources (once; kept in ${DB_NAME})...\n`);
-  await sql`TRUNCATE rsc, category, edge, medium, predicate_category CASCADE`.execute(db);
-  await bootstrapVocabulary(db);
   const article = await insertCategory(db, { name: 'article' });
   const word = (expr: string) => sql`(${sql.val(WORDS)}::text[])[1 + ${sql.raw(expr)}]`;
   for (let from = 1; from <= ROWS; from += 100_000) {
