@@ -2,15 +2,9 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import type { ContentDatabase } from './db/connection.js';
 import { openContent } from './db/open.js';
-import {
-  createHeadLinks,
-  createLinkMiddleware,
-  createResourceLinks,
-  createSendMarkdownIfPreferred,
-  createSetResourceHeaders,
-  type PageOptions,
-  type ResourceLinksParams,
-} from './discovery/index.js';
+import { createLinkMiddleware, createSendMarkdownIfPreferred } from './discovery/index.js';
+import { createHeadLinks } from './links/head-links.js';
+import { createResourceLinks, createSetResourceHeaders, type PageOptions, type ResourceLinksParams } from './links/resource-links.js';
 import { createAgentRouter } from './router.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
@@ -36,7 +30,7 @@ export { anonymousVisible, indexable } from './content/visibility.js';
 export { sql } from 'kysely';
 // One language's text out of a per-language value, with the plugin's fallback.
 export { localize } from './content/language.js';
-export type { PageOptions, ResourceLinksParams } from './discovery/index.js';
+export type { PageOptions, ResourceLinksParams } from './links/resource-links.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';
 // The push API (`agent.content`): typed writes into the plugin's tables for a CMS on another database.

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { CHECK_CATALOG, checkReportSchema, readinessScore, type CheckReport, type CheckResult } from '../src/check/index.js';
-import { siteLinks } from '../src/discovery/site-links.js';
+import { siteLinks } from '../src/links/site-links.js';
 import { SITE_LINK_RELS } from '../src/link-relations.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';

@@ -5,7 +5,7 @@ import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, fetchPage, rawRequest, type DiscoveredLink, type FetchKitPage } from './support/fetchkit.js';
 import { ACCEPT, HOST_FEED, linksByRel, startPageHost, type PageHost } from './support/page-host.js';
 import { DEMO } from '../example-site/seed.js';
-import { mergeLinkValues } from '../src/discovery/link-format.js';
+import { mergeLinkValues } from '../src/links/link-format.js';
 
 const OURS = ['text/markdown', 'application/json'];
 /** The plugin's alternates (the host's feed alternate is not one of them). */

@@ -7,7 +7,8 @@ import express from 'express';
 import { createContext } from '../src/context.js';
 import { resolveOptions, type AgentDiscoveryOptions } from '../src/options.js';
 import type { ContentDatabase } from '../src/db/connection.js';
-import { createLinkMiddleware, mergeLinkValues } from '../src/discovery/index.js';
+import { createLinkMiddleware } from '../src/discovery/index.js';
+import { mergeLinkValues } from '../src/links/link-format.js';
 import { headerLines, parseLinkHeaders, rawRequest } from './support/fetchkit.js';
 
 const express4 = createRequire(import.meta.url)('express4') as () => express.Express;

@@ -9,8 +9,8 @@ import { insertCategory, insertEdges, insertResource } from '../example-site/con
 import { DEMO } from '../example-site/seed.js';
 import { boundText, plainLine } from '../src/content/display-text.js';
 import { chooseLanguage, isLanguageTag, storedLanguages } from '../src/content/language.js';
-import { formatAgentLink } from '../src/discovery/link-format.js';
-import { renderHeadLinks } from '../src/discovery/head-links.js';
+import { formatAgentLink } from '../src/links/link-format.js';
+import { renderHeadLinks } from '../src/links/head-links.js';
 import { MAX_LLMS_TXT_BYTES } from '../src/discovery/llms-txt.js';
 
 const codePoints = (s: string): number => [...s].length;

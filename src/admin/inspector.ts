@@ -4,10 +4,10 @@ import { advertisedLanguage, chooseLanguage, localize, storedLanguages } from '.
 import { isPageUrlRef, pagePathKey, pageUrlOf, pageUrlSegments } from '../content/page-url.js';
 import { byRef, parseResourceRef, type ResourceRef } from '../content/resource-ref.js';
 import { explainExposure, noindexCategoryChain, notMeta, type ExposureReason } from '../content/visibility.js';
-import { formatAgentLink } from '../discovery/link-format.js';
-import { renderHeadLinks } from '../discovery/head-links.js';
-import { pageLinks } from '../discovery/resource-links.js';
-import { markdownRepresentation } from '../facade/markdown-route.js';
+import { formatAgentLink } from '../links/link-format.js';
+import { renderHeadLinks } from '../links/head-links.js';
+import { pageLinks } from '../links/resource-links.js';
+import { markdownRepresentation } from '../representations/resource-markdown.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';

@@ -1,12 +1,12 @@
 import { sql, type SqlBool } from 'kysely';
 import type { AgentContext } from '../context.js';
-import { summaryItem } from '../facade/summary-item.js';
+import { summaryItem } from '../representations/summary-item.js';
 import { searchResources } from '../content/search.js';
 import { anonymousVisible, indexable, notMeta } from '../content/visibility.js';
 import { createSiteClient } from '../check/site-client.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
-import { MEDIA } from '../discovery/site-links.js';
+import { MEDIA } from '../links/site-links.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
 import { SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
 import { adminBytes, adminDate } from './admin-format.js';

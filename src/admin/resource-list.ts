@@ -1,6 +1,6 @@
 import type { AgentContext } from '../context.js';
 import { searchResources } from '../content/search.js';
-import { summaryItem } from '../facade/summary-item.js';
+import { summaryItem } from '../representations/summary-item.js';
 import { adminDate } from './admin-format.js';
 
 /** Resources per page of the inspector's list. */

@@ -2,9 +2,9 @@ import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { buildApiCatalog } from './api-catalog.js';
 import { documentRoute } from './document-route.js';
-import { formatAgentLink } from './link-format.js';
+import { formatAgentLink } from '../links/link-format.js';
 import { perBaseCache } from './per-base-cache.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 
 /** `GET /.well-known/api-catalog`: the RFC 9727 linkset, with its own `rel="api-catalog"` Link. */
 export function apiCatalogRoute() {

@@ -1,6 +1,6 @@
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 
 /**
  * The API catalog (RFC 9727) as an RFC 9264 linkset: `linkset` is the only member; one context for

@@ -7,7 +7,7 @@ import { discoveryVariable, renderApiHelp } from './api-help.js';
 import { documentRoute } from './document-route.js';
 import { perSettingsCache } from './per-settings-cache.js';
 import { exampleSearchWord, newestWithOptions } from './site-content.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 
 /**
  * `GET /api-help`: the help page rendered from the `agent_api_help` template, with a search example

@@ -1,7 +1,7 @@
 import { MCP_ARD_NAME, type ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 import { plainLine } from '../content/display-text.js';
 
 /**

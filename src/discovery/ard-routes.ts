@@ -3,7 +3,7 @@ import { effectiveOptions } from '../settings/effective-settings.js';
 import { PATHS } from '../paths.js';
 import { buildArdManifest } from './ard-manifest.js';
 import { documentRoute, type DocumentBuilder } from './document-route.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 
 /**
  * `GET /.well-known/ard.json` (`application/json`), and the same manifest at

@@ -1,26 +1,8 @@
 import type { AgentContext } from '../context.js';
-import { DISCOVERY_DOCUMENT, routeDefiner, type TextBody } from '../http/route.js';
-import type { PathTemplate } from '../http/urls.js';
+import { documentRouteDefiner, type DocumentBuilder as Builder } from '../http/document-route.js';
 
-const discoveryRoute = routeDefiner<AgentContext>();
+/** Defines a discovery document's route: its builder gets the plugin's context. */
+export const documentRoute = documentRouteDefiner<AgentContext>();
 
 /** Builds a discovery document for one request, on its public base URL. */
-export type DocumentBuilder = (ctx: AgentContext, base: string) => TextBody | Promise<TextBody>;
-
-/**
- * A discovery document's route: GET and HEAD (same headers, no body on HEAD), `Cache-Control:
- * no-cache`, a strong ETag with 304, the time budget, absolute URLs on the public base; the query is
- * ignored.
- */
-export function documentRoute(path: PathTemplate, contentType: string, build: DocumentBuilder) {
-  return discoveryRoute({
-    path,
-    params: undefined,
-    query: undefined,
-    response: { kind: 'text', contentType },
-    policy: DISCOVERY_DOCUMENT,
-    async handler({ ctx, call }) {
-      return build(ctx, call.base);
-    },
-  });
-}
+export type DocumentBuilder = Builder<AgentContext>;

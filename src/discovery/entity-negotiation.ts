@@ -5,7 +5,7 @@ import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { DISCOVERY_CACHE_CONTROL, setNoSniff } from '../http/representation.js';
 import { answerRouteError } from '../http/route-errors.js';
-import { normalizeResourceRef } from './resource-links.js';
+import { normalizeResourceRef } from '../links/resource-links.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { requestTarget } from '../http/request-target.js';
 

@@ -15,12 +15,7 @@ import { createHomeNegotiation } from './page-negotiation.js';
 import { robotsTxtRoute } from './robots-txt-route.js';
 
 export { createLinkMiddleware } from './link-middleware.js';
-export { createSetResourceHeaders, createResourceLinks, type PageOptions, type ResourceLinksParams } from './resource-links.js';
 export { createSendMarkdownIfPreferred } from './page-negotiation.js';
-export { createHeadLinks, renderHeadLinks } from './head-links.js';
-export { mergeLinkValues, formatAgentLink, type AgentLink } from './link-format.js';
-export { siteLinks, resourceAlternates } from './site-links.js';
-export { documentRoute } from './document-route.js';
 
 /**
  * The discovery documents: `/openapi.json`, `/.well-known/api-catalog`, `/llms.txt` and the

@@ -1,10 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import type { AgentContext } from '../context.js';
-import { formatAgentLink, headerValues, mergeLinkValues } from './link-format.js';
+import { formatAgentLink, headerValues, mergeLinkValues } from '../links/link-format.js';
 import { isPluginResponse } from '../http/plugin-response.js';
 import { requestTarget } from '../http/request-target.js';
-import { homeMarkdownAlternate, siteLinks } from './site-links.js';
+import { homeMarkdownAlternate, siteLinks } from '../links/site-links.js';
 
 const MERGING = Symbol.for('express-agent-discovery.link-merge');
 

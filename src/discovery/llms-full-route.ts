@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentContext } from '../context.js';
 import { PATHS } from '../paths.js';
 import { searchResources } from '../content/search.js';
-import { markdownRepresentation } from '../facade/index.js';
+import { markdownRepresentation } from '../representations/resource-markdown.js';
 import { unavailable } from '../http/errors.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { ResolvedOptions } from '../options.js';
@@ -11,7 +11,7 @@ import { defaultDescription } from '../settings/default-texts.js';
 import { documentRoute } from './document-route.js';
 import { assembleLlmsFull, type LlmsFullEntry } from './llms-full.js';
 import { newestResources } from './site-content.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 import { OneBuildAtATime } from './one-build-at-a-time.js';
 
 /** How many resources each search of the build reads. */

@@ -11,7 +11,7 @@ import { buildCategoryLlmsTxt } from './category-llms-txt.js';
 import { documentRoute } from './document-route.js';
 import { buildLlmsTxt } from './llms-txt.js';
 import { advertisedCategories, MAX_NEWEST, newestResources, newestWithOptions } from './site-content.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 
 const discoveryRoute = routeDefiner<AgentContext>();
 

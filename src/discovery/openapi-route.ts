@@ -5,7 +5,7 @@ import { documentRoute } from './document-route.js';
 import { buildOpenApi } from './openapi.js';
 import { perSettingsCache } from './per-settings-cache.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
-import { MEDIA } from './site-links.js';
+import { MEDIA } from '../links/site-links.js';
 import { markdownLine } from './llms-txt.js';
 
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every documented route, built once per base. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../http/errors.js';
-import { describeApi } from '../facade/index.js';
+import { describeApi } from '../representations/api-description.js';
 import { OPERATION_TAGS, type OperationSpec, type OperationTag } from '../http/operations.js';
 
 /** What the OpenAPI document says about the site. */

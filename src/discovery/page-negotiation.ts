@@ -3,12 +3,12 @@ import type { AgentContext } from '../context.js';
 import { prefersMarkdown } from '../http/accept.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
-import { markdownRepresentation } from '../facade/index.js';
+import { markdownRepresentation } from '../representations/resource-markdown.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { MARKDOWN_CONTENT_TYPE, NEGOTIATED_CACHE_CONTROL, sendRepresentation } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
-import { formatAgentLink } from './link-format.js';
+import { formatAgentLink } from '../links/link-format.js';
 import {
   normalizeResourceRef,
   pageContentUsage,
@@ -16,7 +16,7 @@ import {
   requestPageLanguage,
   type PageOptions,
   type SendMarkdownIfPreferred,
-} from './resource-links.js';
+} from '../links/resource-links.js';
 
 /**
  * `sendMarkdownIfPreferred(req, res, id, { language })`: Markdown on a page URL. Sets `Vary: Accept`;

@@ -8,17 +8,8 @@ import type { OperationSpec } from '../http/operations.js';
 import { API_ROBOTS, sendErrorEnvelope } from '../http/representation.js';
 import { API_READ } from '../http/route.js';
 import { absoluteUrl } from '../http/urls.js';
+import { describeApi } from '../representations/api-description.js';
 import { facadeRoute } from './facade-route.js';
-
-/** What the API is called and how it is described: the root document and OpenAPI's `info` say the same. */
-export function describeApi(site: { title: string; description?: string | undefined }): { title: string; description: string } {
-  return {
-    title: `${site.title} content API`,
-    description:
-      (site.description ? `${site.description}\n\n` : '') +
-      'Read-only, anonymous access to the public content of the site. No API key. Every read is evaluated as an anonymous visitor.',
-  };
-}
 
 /** The result of `GET /api/agent`. */
 export const apiRootResult = z.object({

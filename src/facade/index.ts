@@ -10,8 +10,7 @@ import { resourceRoute } from './resource-route.js';
 import { schemaRoute } from './schema-route.js';
 import { searchRoute } from './search-route.js';
 
-export { mountUnknownApiPath, describeApi } from './api-root-route.js';
-export { markdownRepresentation } from './markdown-route.js';
+export { mountUnknownApiPath } from './api-root-route.js';
 
 /**
  * The facade's routes in the order they are documented (OpenAPI, API help, the API root's list):

@@ -11,8 +11,8 @@ import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../
 import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
 import { resourcePath } from './resource-route.js';
-import { pagedResult, relatedItem } from './result-schemas.js';
-import { summaryItem } from './summary-item.js';
+import { pagedResult, relatedItem } from '../representations/result-schemas.js';
+import { summaryItem } from '../representations/summary-item.js';
 
 /** The query of the related read: it validates requests, feeds OpenAPI and is the MCP tool's input. */
 export function relatedQuery(options: ResolvedOptions) {

@@ -10,9 +10,9 @@ import { languageParam, resourceRef } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { facadeRoute } from './facade-route.js';
-import { composeResourceContent } from './resource-content.js';
-import { resourceRead } from './result-schemas.js';
-import { entityUri, pageUrl, type ItemContext } from './summary-item.js';
+import { composeResourceContent } from '../representations/resource-content.js';
+import { resourceRead } from '../representations/result-schemas.js';
+import { entityUri, pageUrl, type ItemContext } from '../representations/summary-item.js';
 
 /** The path of every read of one resource: its id or unique name. */
 export const resourcePath = z.object({ id: resourceRef });

@@ -9,8 +9,8 @@ import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/pag
 import { languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { API_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
-import { categoryItem, pagedResult, predicateItem } from './result-schemas.js';
-import { entityUri } from './summary-item.js';
+import { categoryItem, pagedResult, predicateItem } from '../representations/result-schemas.js';
+import { entityUri } from '../representations/summary-item.js';
 
 const MAX_CONSTRAINTS = 100;
 

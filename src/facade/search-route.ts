@@ -9,8 +9,8 @@ import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/pag
 import { calendarDate, dayStart, idOrName, languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute } from './facade-route.js';
-import { pagedResult, resourceSummary } from './result-schemas.js';
-import { summaryItem } from './summary-item.js';
+import { pagedResult, resourceSummary } from '../representations/result-schemas.js';
+import { summaryItem } from '../representations/summary-item.js';
 
 const MAX_TEXT_BYTES = 512;
 

@@ -1,13 +1,15 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { AgentContext } from '../context.js';
-import { documentRoute } from '../discovery/document-route.js';
-import { MEDIA } from '../discovery/site-links.js';
+import { documentRouteDefiner } from '../http/document-route.js';
+import { MEDIA } from '../links/site-links.js';
 import { PATHS } from '../paths.js';
 import { HttpError } from '../http/errors.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { sendErrorEnvelope } from '../http/representation.js';
 import { respond } from '../http/responder.js';
 import { buildServerCard } from './server-card.js';
+
+const documentRoute = documentRouteDefiner<AgentContext>();
 
 /** The methods a server card answers; every other one is 405 with this `Allow`. */
 export const SERVER_CARD_METHODS = 'GET, HEAD, OPTIONS';

@@ -6,7 +6,7 @@ import { badRequest, HttpError } from '../http/errors.js';
 import { facadeReads } from '../facade/reads.js';
 import { relatedQuery, relatedResult } from '../facade/related-route.js';
 import { resourcePath, resourceQuery } from '../facade/resource-route.js';
-import { resourceRead } from '../facade/result-schemas.js';
+import { resourceRead } from '../representations/result-schemas.js';
 import { schemaQuery, schemaResult } from '../facade/schema-route.js';
 import { searchQuery, searchResult } from '../facade/search-route.js';
 

@@ -1,0 +1,72 @@
+import type { AgentContext } from '../context.js';
+import { PATHS } from '../paths.js';
+import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
+import { readVisibleResource, type ResourceRow } from '../content/resource.js';
+import { pageUrlOf } from '../content/page-url.js';
+import { renderFrontMatter } from '../markdown/front-matter.js';
+import { absoluteUrl, resolveOnBase } from '../http/urls.js';
+import { composeResourceContent } from './resource-content.js';
+
+/** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
+export function apiAccessSection(base: string, id: number, language: string): string {
+  return [
+    '## API access',
+    '',
+    `- [API help](${absoluteUrl(base, PATHS.apiHelp.url())})`,
+    `- [OpenAPI description](${absoluteUrl(base, PATHS.openapi.url())})`,
+    `- [This resource as JSON](${absoluteUrl(base, PATHS.resource.url({ id }), { language })})`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The whole Markdown representation of a visible resource in an already chosen language: the YAML
+ * front matter (added here, outside every template, so an override cannot break it), the composed
+ * content, and the "API access" section (its JSON link carries a `language` the facade accepts).
+ *
+ * ```ts
+ * await markdownDocument(ctx, row, chooseLanguage(row.language, 'nl', 'en'), 'https://example.org')
+ * // '---\ntitle: "Welkom"\nurl: "https://example.org/nl/page/7"\n…\n---\n\n# Welkom\n…\n## API access\n…'
+ * ```
+ */
+export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string): Promise<string> {
+  const { options } = ctx;
+  const { language } = lang;
+  const content = await composeResourceContent(ctx, row, language, base);
+  const license = localize(row.license, language, options.defaultLanguage);
+  const attribution = localize(row.attribution, language, options.defaultLanguage);
+  const frontMatter = renderFrontMatter({
+    title: localize(row.title, language, options.defaultLanguage),
+    url: resolveOnBase(base, pageUrlOf(options.pageUrl, row, language, row.category_name)),
+    language,
+    modified: new Date(row.modified),
+    ...(license ? { license } : {}),
+    ...(attribution ? { attribution } : {}),
+    content_complete: content.contentComplete,
+  });
+  const access = apiAccessSection(base, row.id, advertisedLanguage(lang, options.languages));
+  return frontMatter + (content.markdown.trim() ? `${content.markdown.trimEnd()}\n\n${access}` : access);
+}
+
+/** The Markdown representation of one resource, in the language actually used. */
+export interface MarkdownRepresentation {
+  body: string;
+  language: string;
+}
+
+/**
+ * The Markdown representation of an anonymous-visible resource in `requested` (falling back like every
+ * read), or `undefined` when the resource is not anonymous-visible. The one composition path of the
+ * Markdown route and of Markdown negotiated on a page URL.
+ */
+export async function markdownRepresentation(
+  ctx: AgentContext,
+  ref: number | string,
+  requested: string,
+  base: string,
+): Promise<MarkdownRepresentation | undefined> {
+  const row = await readVisibleResource(ctx.db, ref);
+  if (!row) return undefined;
+  const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
+  return { body: await markdownDocument(ctx, row, lang, base), language: lang.language };
+}
