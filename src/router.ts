@@ -46,7 +46,7 @@ export function createAgentRouter(ctx: AgentContext): Router {
   }
   for (const route of table) mountRoute(router, ctx, route);
   mountNegotiations(router, ctx);
-  if (ctx.options.mcp) mountMcp(router, ctx, ctx.options.mcp.path);
+  if (ctx.options.mcp) mountMcp(router, ctx, ctx.options.mcp.path, table);
   if (ctx.options.cors) router.use(PATHS.apiRoot.template, publicCors);
   // Last of the routes: every unknown path under /api/agent/ gets a JSON 404.
   mountUnknownApiPath(router, () => operationsOf(table));

@@ -9,7 +9,7 @@ import { notFound } from '../http/errors.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
-import { facadeRoute } from './facade-route.js';
+import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
 import { resourcePath } from './resource-route.js';
 import { pagedResult, relatedItem } from '../representations/result-schemas.js';
 import { summaryItem } from '../representations/summary-item.js';
@@ -79,6 +79,13 @@ export function relatedRoute(options: ResolvedOptions) {
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
       example: 'direction=out&pagelen=10',
+    },
+    tool: {
+      name: 'related',
+      title: 'Follow relationships',
+      description: `One hop of a public resource's relationships: direction out (default) or in, optionally one predicate (see the schema tool with kind=predicate). ${TOOL_PAGED} ${TOOL_READ_ONLY}`,
+      listed: 3,
+      paged: true,
     },
     async handler({ ctx, call, params: { id }, query: params }) {
       // An id path reads the resource's visibility and its page in one statement. A name is resolved

@@ -9,7 +9,7 @@ import { notFound } from '../http/errors.js';
 import { languageParam, resourceRef } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { facadeRoute } from './facade-route.js';
+import { facadeRoute, TOOL_READ_ONLY } from './facade-route.js';
 import { composeResourceContent } from '../representations/resource-content.js';
 import { resourceRead } from '../representations/result-schemas.js';
 import { entityUri, pageUrl, type ItemContext } from '../representations/summary-item.js';
@@ -98,6 +98,16 @@ export function resourceRoute(options: ResolvedOptions) {
         'The localized read: Markdown content, citation page URL (and one per language), entity URI, dates, license, attribution and medium. Missing, private and unpublished resources are all 404.',
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
+    },
+    tool: {
+      name: 'read_resource',
+      title: 'Read one resource',
+      description:
+        'One public resource as Markdown (with its citation front matter when the site adds one), plus the fields to cite it: page_url and page_urls, uri, language fields, license, attribution, medium. ' +
+        `Missing, private and unpublished resources are all "resource not found". ${TOOL_READ_ONLY}`,
+      listed: 2,
+      text: PATHS.markdown,
+      omit: ['content'],
     },
     async handler({ ctx, call, params, query }) {
       const row = await readVisibleResource(ctx.db, params.id);

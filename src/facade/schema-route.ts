@@ -8,7 +8,7 @@ import { categoryPage, predicateConstraints, predicatePage, type CategoryRow, ty
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { API_READ } from '../http/route.js';
-import { facadeRoute } from './facade-route.js';
+import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
 import { categoryItem, pagedResult, predicateItem } from '../representations/result-schemas.js';
 import { entityUri } from '../representations/summary-item.js';
 
@@ -94,6 +94,13 @@ export function schemaRoute(options: ResolvedOptions) {
       tags: ['content'],
       errors: [400, 413, 503, 504],
       example: 'kind=predicate',
+    },
+    tool: {
+      name: 'schema',
+      title: 'List the public vocabulary',
+      description: `The public categories (kind=category, default; use a name as cat in search) or relationship predicates (kind=predicate). ${TOOL_PAGED} ${TOOL_READ_ONLY}`,
+      listed: 4,
+      paged: true,
     },
     async handler({ ctx, call, query: params }) {
       const scope = pageScope(PATHS.schema.template, params);

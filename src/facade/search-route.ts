@@ -8,7 +8,7 @@ import { badRequest } from '../http/errors.js';
 import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
 import { calendarDate, dayStart, idOrName, languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
-import { facadeRoute } from './facade-route.js';
+import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
 import { pagedResult, resourceSummary } from '../representations/result-schemas.js';
 import { summaryItem } from '../representations/summary-item.js';
 
@@ -78,6 +78,13 @@ export function searchRoute(options: ResolvedOptions) {
       tags: ['content'],
       errors: [400, 413, 503, 504],
       example: 'sort=newest&pagelen=5',
+    },
+    tool: {
+      name: 'search',
+      title: 'Search public resources',
+      description: `Browse or full-text search the site's public, indexable resources; localized summaries with citation page_url. ${TOOL_PAGED} ${TOOL_READ_ONLY}`,
+      listed: 1,
+      paged: true,
     },
     async handler({ ctx, call, query: params }) {
       const window = publicationWindow(params);

@@ -85,9 +85,28 @@ export interface RouteDoc {
 }
 
 /**
+ * What makes a route an MCP tool: the MCP endpoint builds its tools from the routes that carry one.
+ * The tool's arguments are the route's path and query parameters, its structured result the route's
+ * result, and a call runs the route itself.
+ */
+export interface RouteTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** Position in `tools/list` (agents read it top-down: search first). */
+  readonly listed: number;
+  /** A paged result: the tool adds `next_arguments`, the arguments of the next call (or null). */
+  readonly paged?: boolean;
+  /** The tool's text: the body of the route at this path, run with the same arguments (a read's Markdown). */
+  readonly text?: PathTemplate;
+  /** Result fields the tool leaves out of its structured result (the text carries them). */
+  readonly omit?: readonly string[];
+}
+
+/**
  * One route, defined once: from it come the Express registration (GET, HEAD and the 405 with
- * `Allow: GET, HEAD`), the OpenAPI operation and API help entry (when `doc` is given), and the URLs
- * built to it (`path.url(…)`). A `query` schema makes the query strict (an unknown or repeated
+ * `Allow: GET, HEAD`), the OpenAPI operation and API help entry (when `doc` is given), the MCP tool
+ * (when `tool` is given), and the URLs built to it (`path.url(…)`). A `query` schema makes the query strict (an unknown or repeated
  * parameter is a 400); without one the query is ignored.
  */
 export interface Route<
@@ -102,6 +121,8 @@ export interface Route<
   readonly response: R;
   readonly policy: RoutePolicy;
   readonly doc?: RouteDoc;
+  /** The MCP tool that runs this route, when it is one. */
+  readonly tool?: RouteTool;
   handler(input: RouteInput<C, P, Q>): Promise<HandlerOutput<R>>;
 }
 

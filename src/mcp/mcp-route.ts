@@ -5,6 +5,7 @@ import { markPluginResponse } from '../http/plugin-response.js';
 import { classifyError } from '../http/errors.js';
 import { API_ROBOTS, setNoSniff } from '../http/representation.js';
 import { reportUnexpected } from '../http/route-errors.js';
+import type { Route } from '../http/route.js';
 import { createMcpFace } from './mcp-server.js';
 import { mcpOriginAllowed } from './mcp-origin.js';
 import { sendWebResponse, webRequest } from './web-exchange.js';
@@ -56,8 +57,8 @@ async function serveLegacy(server: Server, request: globalThis.Request, body: un
  * per POST. Requests with a foreign `Origin` are refused with 403. The endpoint never reads the
  * session: tools see only their arguments and the public base URL.
  */
-export function mountMcp(router: Router, ctx: AgentContext, path: string): void {
-  const face = createMcpFace(ctx);
+export function mountMcp(router: Router, ctx: AgentContext, path: string, table: readonly Route<AgentContext>[]): void {
+  const face = createMcpFace(ctx, table);
   const parseJson = express.json({ limit: MAX_REQUEST_BYTES });
   const allowedOrigins = new Set(ctx.options.mcp ? ctx.options.mcp.allowedOrigins : []);
   // The public base URL of each request in flight, for the per-request server the handler builds.

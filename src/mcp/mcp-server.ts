@@ -11,9 +11,11 @@ import { withBudget } from '../http/budget.js';
 import { classifyError, HttpError } from '../http/errors.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
-import { facadeReads } from '../facade/reads.js';
+import { runRoute } from '../http/responder.js';
+import type { Route, TextBody } from '../http/route.js';
+import type { FacadeCall } from '../http/facade-call.js';
 import { MCP_SERVER_VERSION, mcpDescription, serverCardName } from './server-card.js';
-import { facadeTools, toolErrorText, toolJsonSchema, type ToolSpec } from './tools.js';
+import { routeAt, routeTools, toolErrorText, toolJsonSchema, type ToolSpec } from './tools.js';
 
 /** Resources listed per `resources/list` page. */
 const RESOURCE_PAGE = 100;
@@ -29,11 +31,27 @@ export interface McpFace {
   server(base: string): Server;
 }
 
-/** What the MCP requests of one plugin run on: its context, its tools by name and the facade's reads. */
+/** The reads the MCP resources run: the search (`resources/list`) and the Markdown read (`resources/read`). */
+interface ResourceReads {
+  search(call: FacadeCall): Promise<{ items: { id: number; title: string; summary?: string | null }[]; next_url: string | null }>;
+  markdown(call: FacadeCall, id: string): Promise<TextBody>;
+}
+
+/** What the MCP requests of one plugin run on: its context, its tools by name and the resources' reads. */
 interface McpRuntime {
   readonly ctx: AgentContext;
   readonly tools: ReadonlyMap<string, ToolSpec>;
-  readonly reads: ReturnType<typeof facadeReads>;
+  readonly reads: ResourceReads;
+}
+
+/** The resources' reads: the routes of the table at the search and Markdown paths. */
+function resourceReads(ctx: AgentContext, table: readonly Route<AgentContext>[]): ResourceReads {
+  const search = routeAt(table, PATHS.search);
+  const markdown = routeAt(table, PATHS.markdown);
+  return {
+    search: async (call) => (await runRoute(search, ctx, call, {})) as Awaited<ReturnType<ResourceReads['search']>>,
+    markdown: async (call, id) => (await runRoute(markdown, ctx, call, { id })) as TextBody,
+  };
 }
 
 const tooLarge = (max: number) => new HttpError(413, 'payload_too_large', `the response would exceed ${max} bytes; narrow the request`);
@@ -122,11 +140,11 @@ async function listResources(face: McpRuntime, base: string, cursor: string | un
   }
 }
 
-/** The tools, their listing and a server factory for one plugin. */
-export function createMcpFace(ctx: AgentContext): McpFace {
-  const tools = facadeTools(ctx);
+/** The tools (from the route table), their listing and a server factory for one plugin. */
+export function createMcpFace(ctx: AgentContext, table: readonly Route<AgentContext>[]): McpFace {
+  const tools = routeTools(ctx, table);
   const listed = tools.map(listedTool);
-  const face: McpRuntime = { ctx, tools: new Map(tools.map((t) => [t.name, t])), reads: facadeReads(ctx) };
+  const face: McpRuntime = { ctx, tools: new Map(tools.map((t) => [t.name, t])), reads: resourceReads(ctx, table) };
   return Object.freeze({
     tools,
     listed,

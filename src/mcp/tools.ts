@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
-import { PATHS } from '../paths.js';
-import type { FacadeCall } from '../http/facade-call.js';
 import { badRequest, HttpError } from '../http/errors.js';
-import { facadeReads } from '../facade/reads.js';
-import { relatedQuery, relatedResult } from '../facade/related-route.js';
-import { resourcePath, resourceQuery } from '../facade/resource-route.js';
-import { resourceRead } from '../representations/result-schemas.js';
-import { schemaQuery, schemaResult } from '../facade/schema-route.js';
-import { searchQuery, searchResult } from '../facade/search-route.js';
+import { runRoute } from '../http/responder.js';
+import type { Route, RouteTool, TextBody } from '../http/route.js';
+import type { PathTemplate } from '../http/urls.js';
 
 /** A JSON object of tool arguments, as a client sent it. */
 export type ToolArguments = Record<string, unknown>;
@@ -19,7 +14,7 @@ export interface ToolOutput {
   structured: Record<string, unknown>;
 }
 
-/** One MCP tool: a facade read with the route's own parameter schema. */
+/** One MCP tool: a route of the table (its `tool`), with the route's own parameter schemas. */
 export interface ToolSpec {
   name: string;
   title: string;
@@ -46,22 +41,19 @@ export function argumentPairs(args: ToolArguments, skip: readonly string[] = [])
   return pairs;
 }
 
-/** The `id` argument of a read of one resource (a path parameter on the route). */
-function idArgument(args: ToolArguments): string {
-  const id = args.id;
-  if (id === undefined || id === null) throw badRequest('id', 'required (a resource id or unique name)');
-  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
-  if (typeof id !== 'string') throw badRequest('id', 'expected a string');
-  return id;
+/** A path parameter's argument (`id` of the reads of one resource). */
+function pathArgument(args: ToolArguments, name: string): string {
+  const value = args[name];
+  if (value === undefined || value === null) throw badRequest(name, 'required (a resource id or unique name)');
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string') throw badRequest(name, 'expected a string');
+  return value;
 }
 
 /** The arguments that continue a paged result: its `next_url` query as an object, or null. */
 function nextArguments(nextUrl: string | null, extra: Record<string, string> = {}): Record<string, string> | null {
   return nextUrl ? { ...extra, ...Object.fromEntries(new URL(nextUrl).searchParams) } : null;
 }
-
-const READ_ONLY = 'Read-only and anonymous: only public, published content is ever returned.';
-const PAGING = 'Paged: call again with next_arguments (the same arguments plus page and cursor) until it is null.';
 
 /** A paged result plus the arguments of its next call. */
 const withNextArguments = <T extends z.ZodObject>(result: T) =>
@@ -72,67 +64,54 @@ const withNextArguments = <T extends z.ZodObject>(result: T) =>
       .describe('Arguments for the next page (page and cursor added), or null on the last page.'),
   });
 
-/** The four tools, defined over the facade's reads, schemas and result schemas. */
-export function facadeTools(ctx: AgentContext): ToolSpec[] {
-  const routes = facadeReads(ctx);
-  const call = (base: string, path: string, args: ToolArguments, skip: string[] = []): FacadeCall => ({
-    base,
-    path,
-    query: argumentPairs(args, skip),
-  });
-  const citation = resourceRead.omit({ content: true });
+type TableRoute = Route<AgentContext>;
 
-  return [
-    {
-      name: 'search',
-      title: 'Search public resources',
-      description: `Browse or full-text search the site's public, indexable resources; localized summaries with citation page_url. ${PAGING} ${READ_ONLY}`,
-      input: searchQuery(ctx.options),
-      output: withNextArguments(searchResult),
-      async run(base, args) {
-        const result = await routes.search(call(base, PATHS.search.url(), args));
-        return { structured: { ...result, next_arguments: nextArguments(result.next_url) } };
-      },
+/** The route of the table at `path` (the text of a tool, the reads of the MCP resources). */
+export function routeAt(table: readonly TableRoute[], path: PathTemplate): TableRoute {
+  const route = table.find((r) => r.path === path);
+  if (!route) throw new Error(`no route at ${path.template}`);
+  return route;
+}
+
+/** The mask of `ZodObject.omit` for these keys. */
+const omitMask = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, true])) as Parameters<z.ZodObject['omit']>[0];
+
+/** One tool from a route that carries a `tool`: its arguments, its result and a run of the route. */
+function toolOf(ctx: AgentContext, table: readonly TableRoute[], route: TableRoute, tool: RouteTool): ToolSpec {
+  if (route.response.kind !== 'envelope') throw new Error(`the tool ${tool.name} needs a JSON result`);
+  const query = route.query ?? z.object({}).strict();
+  const input = route.params ? route.params.extend(query.shape).strict() : query;
+  const result = route.response.result as z.ZodObject;
+  const output = tool.paged ? withNextArguments(result) : tool.omit ? result.omit(omitMask(tool.omit)) : result;
+  const textRoute = tool.text ? routeAt(table, tool.text) : undefined;
+  const pathNames = route.path.params;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    input,
+    output,
+    async run(base, args) {
+      const params: Record<string, string> = Object.fromEntries(pathNames.map((name) => [name, pathArgument(args, name)]));
+      const query = argumentPairs(args, pathNames);
+      const json = runRoute(route, ctx, { base, path: route.path.url(params), query }, params);
+      if (textRoute) {
+        const [structured, text] = await Promise.all([json, runRoute(textRoute, ctx, { base, path: textRoute.path.url(params), query }, params)]);
+        return { text: (text as TextBody).body, structured: output.parse(structured) as Record<string, unknown> };
+      }
+      const structured = (await json) as { next_url?: string | null };
+      if (!tool.paged) return { structured };
+      return { structured: { ...structured, next_arguments: nextArguments(structured.next_url ?? null, params) } };
     },
-    {
-      name: 'read_resource',
-      title: 'Read one resource',
-      description:
-        'One public resource as Markdown (with its citation front matter when the site adds one), plus the fields to cite it: page_url and page_urls, uri, language fields, license, attribution, medium. ' +
-        `Missing, private and unpublished resources are all "resource not found". ${READ_ONLY}`,
-      input: resourcePath.extend(resourceQuery(ctx.options).shape).strict(),
-      output: citation,
-      async run(base, args) {
-        const id = idArgument(args);
-        const c = call(base, PATHS.resource.url({ id }), args, ['id']);
-        const [json, md] = await Promise.all([routes.resource(c, id), routes.markdown(c, id)]);
-        return { text: md.body, structured: citation.parse(json) };
-      },
-    },
-    {
-      name: 'related',
-      title: 'Follow relationships',
-      description: `One hop of a public resource's relationships: direction out (default) or in, optionally one predicate (see the schema tool with kind=predicate). ${PAGING} ${READ_ONLY}`,
-      input: resourcePath.extend(relatedQuery(ctx.options).shape).strict(),
-      output: withNextArguments(relatedResult),
-      async run(base, args) {
-        const id = idArgument(args);
-        const result = await routes.related(call(base, PATHS.related.url({ id }), args, ['id']), id);
-        return { structured: { ...result, next_arguments: nextArguments(result.next_url, { id }) } };
-      },
-    },
-    {
-      name: 'schema',
-      title: 'List the public vocabulary',
-      description: `The public categories (kind=category, default; use a name as cat in search) or relationship predicates (kind=predicate). ${PAGING} ${READ_ONLY}`,
-      input: schemaQuery(ctx.options),
-      output: withNextArguments(schemaResult),
-      async run(base, args) {
-        const result = await routes.schema(call(base, PATHS.schema.url(), args));
-        return { structured: { ...result, next_arguments: nextArguments(result.next_url) } };
-      },
-    },
-  ];
+  };
+}
+
+/** The tools: every route of the table that carries a `tool`, in their `tools/list` order. */
+export function routeTools(ctx: AgentContext, table: readonly TableRoute[]): ToolSpec[] {
+  return table
+    .filter((r): r is TableRoute & { tool: RouteTool } => r.tool !== undefined)
+    .sort((a, b) => a.tool.listed - b.tool.listed)
+    .map((r) => toolOf(ctx, table, r, r.tool));
 }
 
 /**
