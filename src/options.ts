@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Request } from 'express';
 import type { Database } from './db/schema.js';
 import { DEFAULT_TEXT_SEARCH_CONFIGURATION } from './db/content-binding.js';
-import type { AgentDiscoveryOptions, CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
+import type { CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 import { isLanguageTag } from './content/language.js';
 import { MAX_PAGE_URL_LENGTH, PAGE_URL_PATTERN } from './content/page-url.js';
 
@@ -18,7 +18,7 @@ export const PLUGIN_TEMPLATE_DIR = (() => {
   return path.join(root, 'templates');
 })();
 
-export type { AgentDiscoveryOptions, CallerAccess, DatabaseOption, MediaUrlInput, PageUrlInput } from './agent-options.js';
+export type { CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 
 /** Default page-URL builder: `/<language>/page/<id>`. */
 export const DEFAULT_PAGE_URL = (r: PageUrlInput): string => `/${r.language}/page/${r.id}`;
@@ -51,6 +51,18 @@ export const DEFAULT_LLMS_NEWEST = 10;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_REPRESENTATIVE_QUERIES = ['recent articles', 'search by keyword', 'what does this site publish about a topic'];
 
+/**
+ * What the options reference (`docs/reference/options.md`, from `optionsReference`) says of an option:
+ * its meaning in Markdown, links relative to that page, and its default in words where the schema's
+ * own `.default()` cannot say it (a function, a value applied later, nothing).
+ */
+export interface OptionDoc {
+  description: string;
+  default?: string;
+}
+/** The documentation of each option, registered on the option's schema (`.register(optionDocs, …)`). */
+export const optionDocs = z.registry<OptionDoc>();
+
 const fn = <T extends (...args: any[]) => unknown>(what: string) =>
   z.custom<T>((v) => typeof v === 'function', { message: `expected a function (${what})` });
 
@@ -67,8 +79,27 @@ const kyselyInstance = z.custom<Kysely<Database>>(
   { message: 'expected a Kysely instance' },
 );
 
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL');
+
 const databaseOption = z.union([
-  z.object({ url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL'), poolSize: z.number().int().min(1).max(200).optional(), preparedStatements: z.boolean().optional(), readUrl: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional() }).strict(),
+  z
+    .object({
+      url: postgresUrl,
+      poolSize: z.number().int().min(1).max(200).optional().register(optionDocs, {
+        description: 'with `{ url }`: the size of the plugin\'s connection pool, 1 to 200',
+        default: '`10`',
+      }),
+      preparedStatements: z.boolean().optional().register(optionDocs, {
+        description:
+          'with `{ url }`: send the plugin\'s reads as named prepared statements (parsed once per connection, plans reusable), about half the PostgreSQL CPU per read (see [Cost per request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer in transaction pooling mode (Debian 12\'s PgBouncer 1.18 cannot carry named statements)',
+        default: '`false`',
+      }),
+      readUrl: postgresUrl.optional().register(optionDocs, {
+        description:
+          'with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the primary) is then opened only to migrate; see [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas)',
+      }),
+    })
+    .strict(),
   z.object({ dataDir: z.string().min(1) }).strict(),
   z.object({ memory: z.literal(true) }).strict(),
   z.object({ kysely: kyselyInstance }).strict(),
@@ -128,93 +159,202 @@ const mcpOption = z
     return { path: o.path ?? DEFAULT_MCP_PATH, allowedOrigins: Object.freeze([...new Set(o.allowedOrigins ?? [])]) };
   });
 
-/** The options schema. Every option and its default is listed in the README's options table. */
+/**
+ * The options of `createAgentDiscovery`, each with its validation, its default and its documentation
+ * (`optionDocs`): the one definition the public type, `resolveOptions` and the options reference come from.
+ */
+export const optionsShape = {
+  siteTitle: z.string().trim().min(1).max(200).register(optionDocs, {
+    description: "the site's title (H1 of llms.txt, API help, ARD display name), 1 to 200 characters",
+  }),
+  description: z.string().max(1000).optional().register(optionDocs, {
+    description:
+      "one-line public description of the site's information, at most 1,000 characters (a run-time setting: see [The admin page](../guides/admin.md#the-admin-page-what-agents-see-and-run-time-settings))",
+  }),
+  baseUrl: absoluteHttpUrl
+    .transform((u) => {
+      const url = new URL(u);
+      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    })
+    .optional()
+    .register(optionDocs, {
+      description:
+        "public origin for absolute URLs, e.g. `https://example.org` (no query or fragment); without it the request's protocol and host are used, `X-Forwarded-*` only when the host app's `trust proxy` trusts the peer",
+      default: 'from the request',
+    }),
+  languages: z.array(languageCode).min(1).default(['en']).register(optionDocs, {
+    description: "the site's language codes (`en`, `pt-br`)",
+  }),
+  defaultLanguage: languageCode.optional().register(optionDocs, {
+    description: 'the default language; must be one of `languages`',
+    default: 'the first of `languages`',
+  }),
+  noindex: z.boolean().default(false).register(optionDocs, {
+    description: 'site-wide noindex: nothing is listed or advertised as alternate (a run-time setting)',
+  }),
+  templateDirs: z
+    .array(z.string().min(1))
+    .default([])
+    .superRefine((dirs, ctx) => {
+      dirs.forEach((dir, i) => {
+        if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+          ctx.addIssue({ code: 'custom', path: [i], message: `template directory does not exist: ${dir}` });
+        }
+      });
+    })
+    .transform((dirs) => dirs.map((d) => path.resolve(d)))
+    .register(optionDocs, {
+      description: "override directories, searched in order before the plugin's `templates/`; each must exist",
+    }),
+  pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL).register(optionDocs, {
+    description: 'human page URL of a resource, `(r: { id, name, language, category }) => string` (relative URLs are made absolute)',
+    default: '`/<language>/page/<id>`',
+  }),
+  mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL).register(optionDocs, {
+    description: "download URL of a resource's medium, `(m: { id, filename, mime }) => string`",
+    default: '`/media/attachment/<filename>`',
+  }),
+  sitemapUrl: z.string().min(1).optional().register(optionDocs, {
+    description: 'the sitemap URL, linked from API help and llms.txt when set (a run-time setting)',
+  }),
+  llmsNotes: z.string().trim().min(1).max(2000).optional().register(optionDocs, {
+    description:
+      "the text between llms.txt's summary and its first section (at most 2,000 characters; blank-line separated paragraphs, each folded to one line; a run-time setting)",
+    default: 'a paragraph on what the site offers, that no key is needed, and how to cite',
+  }),
+  llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST).register(optionDocs, {
+    description: 'how many of the newest public, indexable resources llms.txt lists (0 to 50; 0 leaves the section out)',
+  }),
+  llmsFull: llmsFullOption.register(optionDocs, {
+    description:
+      'serve `/llms-full.txt`: the Markdown of the newest public, indexable resources up to `maxBytes` (`true`: 256 KiB; `{ maxBytes }` from 16 KiB to 5 MiB), ending with a note on what was cut and where to continue; one build at a time per process; see [llms-full.txt](discovery.md#llms-fulltxt)',
+  }),
+  linkAllHtml: z.boolean().default(false).register(optionDocs, {
+    description: 'also put the site-level links on every HTML response of the host',
+  }),
+  markdownHome: z.boolean().default(true).register(optionDocs, {
+    description: 'answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML; `false` leaves `/` entirely to the host',
+  }),
+  markdownWorkers: z.number().int().min(0).max(32).optional().register(optionDocs, {
+    description:
+      'worker threads converting HTML to Markdown off the event loop (HTML over 8 KiB; smaller converts in process), 0 to 32; `0` converts every article in process; stopped by `close()`. See [Conversion off the event loop](../guides/templates.md#conversion-off-the-event-loop)',
+    default: 'CPU cores − 1 (1 to 4)',
+  }),
+  database: databaseOption.register(optionDocs, {
+    description:
+      'where the content lives: `{ url, poolSize?, readUrl?, preparedStatements? }` (PostgreSQL), `{ dataDir }` or `{ memory: true }` (PGlite on disk or in memory), or `{ kysely }` (an existing Kysely instance over the content schema, which the host closes)',
+  }),
+  migrate: z.boolean().default(false).register(optionDocs, { description: 'apply the migrations at start-up' }),
+  continuationSecret: z.string().min(32, 'must be at least 32 characters').optional().register(optionDocs, {
+    description:
+      'key (≥ 32 characters) sealing the `cursor` of `next_url`; give every instance behind one load balancer the same secret, or cursors stop working across instances and restarts (a 400 asking to start over)',
+    default: 'random per process',
+  }),
+  budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS).register(optionDocs, {
+    description:
+      "time budget per request in ms, 100 to 60,000; on the plugin's own pool also the limit after which a statement is cancelled on the server (a CancelRequest, not `statement_timeout`, so it works behind PgBouncer)",
+  }),
+  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES).register(optionDocs, {
+    description: 'larger responses are a 413; 1 KiB to 64 MiB',
+  }),
+  callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"')
+    .default(() => DEFAULT_CALLER_ACCESS)
+    .register(optionDocs, {
+      description: "the host's ACL hook for the compatibility edge reads: `(req) => 'anonymous' | 'all'` (or a promise of it)",
+      default: "`() => 'anonymous'`",
+    }),
+  onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR).register(optionDocs, {
+    description:
+      '`(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500 internal_error`) and for a failure that costs a host page its links; see [Faults and errors](../guides/deployment.md#faults-and-errors)',
+    default: 'a process warning',
+  }),
+  isAdmin: fn<(req: Request) => boolean | Promise<boolean>>('request → true for an administrator').default(() => DEFAULT_IS_ADMIN).register(optionDocs, {
+    description:
+      "`(req) => boolean | Promise<boolean>`: the host's hook deciding who may use `agent.adminRouter`; for everyone else (and when the hook throws, reported through `onError`) the admin router does nothing and the host's 404 stands",
+    default: '`() => false`',
+  }),
+  adminSecret: z.string().min(32, 'must be at least 32 characters').optional().register(optionDocs, {
+    description:
+      "key (≥ 32 characters) of the admin forms' CSRF tokens; give every instance the same secret, or a form loaded from one instance (or before a restart) is refused by another with a 403 asking to reload",
+    default: 'random per process',
+  }),
+  adminLinks: z
+    .array(
+      z
+        .object({
+          label: z.string().trim().min(1).max(100),
+          href: z.string().max(MAX_PAGE_URL_LENGTH).regex(PAGE_URL_PATTERN, 'expected a root-relative path such as "/admin" or an http(s) URL'),
+        })
+        .strict(),
+    )
+    .max(10)
+    .default([])
+    .register(optionDocs, {
+      description:
+        "`[{ label, href }]` (at most 10; `href` root-relative or http(s)): links the admin pages show next to \"Back to the site\", such as the host's own admin: `[{ label: 'Edit resources', href: '/admin/resources' }]`",
+    }),
+  ard: z
+    .object({
+      namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content').register(optionDocs, {
+        description: 'the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD manifest](discovery.md#discovery-documents-and-link-headers-decisions))',
+      }),
+      name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api').register(optionDocs, {
+        description: 'the last part of the ARD identifier; not `mcp` while `mcp` is on',
+      }),
+      representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES).register(optionDocs, {
+        description: '2 to 5 example questions for ARD registries',
+      }),
+      identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional().register(optionDocs, {
+        description: '`{ trustManifestUrl }`; only then is a trust manifest advertised',
+      }),
+    })
+    .strict()
+    .prefault({})
+    .register(optionDocs, { description: "the ARD manifest's identifier and registry hints", default: 'its fields\' defaults' }),
+  apiLicense: z
+    .object({
+      name: z.string().trim().min(1).max(200),
+      url: absoluteHttpUrl.optional(),
+      identifier: z.string().regex(/^[A-Za-z0-9.+()-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+()-]+)*$/, 'expected an SPDX licence expression').optional(),
+    })
+    .strict()
+    .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
+    .optional()
+    .register(optionDocs, {
+      description:
+        "the licence of the API description, as OpenAPI's License Object: `{ name, identifier? }` (an SPDX expression) or `{ name, url? }`; without it `info.license` is left out",
+    }),
+  mcp: mcpOption.register(optionDocs, {
+    description:
+      "`true` or `{ path, allowedOrigins }` turns on the read-only MCP endpoint at `/mcp` (or `path`: absolute, no trailing slash, not under `/.well-known`, `/api/agent` or `/agent`); with it on, `ard.name` must not be `mcp`. A request with an `Origin` header is served only from the site's own origin (of `baseUrl`, else of the request) or one of `allowedOrigins` (default none: origins such as `'https://app.example.org'`), else 403; see [MCP](../guides/mcp.md#mcp-an-opt-in-read-only-mcp-endpoint)",
+  }),
+  robotsTxt: z.boolean().default(false).register(optionDocs, {
+    description:
+      'serve `/robots.txt` for a host that has none: `User-agent: *` with the crawler rules (default `Allow: /`) and Content Signals set on the admin page, and the absolute `Sitemap:` when a sitemap is configured; also turns on the `Content-Usage` header on content responses when a signal is set; see [robots.txt, AI usage preferences and CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors)',
+  }),
+  cors: z.boolean().default(false).register(optionDocs, {
+    description:
+      '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
+  }),
+  textSearch: z
+    .object({
+      configuration: z
+        .string()
+        .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
+        .default(DEFAULT_TEXT_SEARCH_CONFIGURATION)
+        .register(optionDocs, {
+          description:
+            'the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`, …); use the one your `fts` vector is built with; checked at start',
+        }),
+    })
+    .strict()
+    .prefault({})
+    .register(optionDocs, { description: "full-text search (`text=`) on the contract's `fts` column", default: 'its fields\' defaults' }),
+};
+
+/** The options schema: `optionsShape`, strict, with the rules between options. */
 export const optionsSchema = z
-  .object({
-    siteTitle: z.string().trim().min(1).max(200),
-    description: z.string().max(1000).optional(),
-    baseUrl: absoluteHttpUrl
-      .transform((u) => {
-        const url = new URL(u);
-        return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-      })
-      .optional(),
-    languages: z.array(languageCode).min(1).default(['en']),
-    defaultLanguage: languageCode.optional(),
-    noindex: z.boolean().default(false),
-    templateDirs: z
-      .array(z.string().min(1))
-      .default([])
-      .superRefine((dirs, ctx) => {
-        dirs.forEach((dir, i) => {
-          if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-            ctx.addIssue({ code: 'custom', path: [i], message: `template directory does not exist: ${dir}` });
-          }
-        });
-      })
-      .transform((dirs) => dirs.map((d) => path.resolve(d))),
-    pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL),
-    mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL),
-    sitemapUrl: z.string().min(1).optional(),
-    llmsNotes: z.string().trim().min(1).max(2000).optional(),
-    llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST),
-    llmsFull: llmsFullOption,
-    linkAllHtml: z.boolean().default(false),
-    markdownHome: z.boolean().default(true),
-    markdownWorkers: z.number().int().min(0).max(32).optional(),
-    database: databaseOption,
-    migrate: z.boolean().default(false),
-    continuationSecret: z.string().min(32, 'must be at least 32 characters').optional(),
-    budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS),
-    maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
-    callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"').default(
-      () => DEFAULT_CALLER_ACCESS,
-    ),
-    onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR),
-    isAdmin: fn<(req: Request) => boolean | Promise<boolean>>('request → true for an administrator').default(() => DEFAULT_IS_ADMIN),
-    adminSecret: z.string().min(32, 'must be at least 32 characters').optional(),
-    adminLinks: z
-      .array(
-        z
-          .object({
-            label: z.string().trim().min(1).max(100),
-            href: z.string().max(MAX_PAGE_URL_LENGTH).regex(PAGE_URL_PATTERN, 'expected a root-relative path such as "/admin" or an http(s) URL'),
-          })
-          .strict(),
-      )
-      .max(10)
-      .default([]),
-    ard: z
-      .object({
-        namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content'),
-        name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api'),
-        representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES),
-        identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional(),
-      })
-      .strict()
-      .default({ namespace: 'content', name: 'api', representativeQueries: DEFAULT_REPRESENTATIVE_QUERIES }),
-    apiLicense: z
-      .object({
-        name: z.string().trim().min(1).max(200),
-        url: absoluteHttpUrl.optional(),
-        identifier: z.string().regex(/^[A-Za-z0-9.+()-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+()-]+)*$/, 'expected an SPDX licence expression').optional(),
-      })
-      .strict()
-      .refine((l) => !(l.url && l.identifier), 'give url or identifier, not both')
-      .optional(),
-    mcp: mcpOption,
-    robotsTxt: z.boolean().default(false),
-    cors: z.boolean().default(false),
-    textSearch: z
-      .object({
-        configuration: z
-          .string()
-          .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
-          .default(DEFAULT_TEXT_SEARCH_CONFIGURATION),
-      })
-      .strict()
-      .default({ configuration: DEFAULT_TEXT_SEARCH_CONFIGURATION }),
-  })
+  .object(optionsShape)
   .strict()
   .superRefine((o, ctx) => {
     if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
@@ -226,22 +366,13 @@ export const optionsSchema = z
   })
   .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));
 
-/** Both ways assignable, with the same keys: a documented option the schema lacks (or the reverse) fails to compile. */
-type SameType<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false) : false) : false;
-type Assert<T extends readonly true[]> = T;
-type SchemaInput = z.input<typeof optionsSchema>;
-/** Compile-time check: the documented `AgentDiscoveryOptions` is the schema's input type, nested objects included. */
-export type OptionsMatchSchema = Assert<
-  [
-    SameType<AgentDiscoveryOptions, SchemaInput>,
-    SameType<NonNullable<AgentDiscoveryOptions['ard']>, NonNullable<SchemaInput['ard']>>,
-    SameType<NonNullable<AgentDiscoveryOptions['apiLicense']>, NonNullable<SchemaInput['apiLicense']>>,
-    SameType<Exclude<NonNullable<AgentDiscoveryOptions['mcp']>, boolean>, Exclude<NonNullable<SchemaInput['mcp']>, boolean>>,
-    SameType<Exclude<NonNullable<AgentDiscoveryOptions['llmsFull']>, boolean>, Exclude<NonNullable<SchemaInput['llmsFull']>, boolean>>,
-    SameType<NonNullable<AgentDiscoveryOptions['textSearch']>, NonNullable<SchemaInput['textSearch']>>,
-    SameType<NonNullable<AgentDiscoveryOptions['adminLinks']>[number], NonNullable<SchemaInput['adminLinks']>[number]>,
-  ]
->;
+/**
+ * The options of `createAgentDiscovery`, as the schema takes them; validated once at start-up, a bad
+ * option throws a `TypeError` naming it. Every option, its default and meaning: `docs/reference/options.md`.
+ */
+export type AgentDiscoveryOptions = z.input<typeof optionsSchema>;
+/** Where the content lives: PostgreSQL, an embedded PGlite (on disk or in memory), or a Kysely instance of the host. */
+export type DatabaseOption = z.input<typeof databaseOption>;
 export type ResolvedOptions = Readonly<z.output<typeof optionsSchema>>;
 
 /** Validates options once at start-up; a bad option throws an error naming the option path. */

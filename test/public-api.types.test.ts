@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Kysely } from 'kysely';
 import {
   createAgentDiscovery,
   DEFAULT_MEDIA_URL,
@@ -8,6 +9,7 @@ import {
   type AgentDiscovery,
   type AgentDiscoveryOptions,
   type CallerAccess,
+  type Database,
   type DatabaseOption,
   type ResolvedOptions,
 } from '../src/index.js';
@@ -44,9 +46,24 @@ export function publicApiTypes(req: Request, res: Response): void {
     onError: (error: unknown, r: Request) => void [error, r.method],
     ard: { namespace: 'docs', name: 'content-api', representativeQueries: ['a', 'b'], identity: { trustManifestUrl: 'https://example.org/trust' } },
     apiLicense: { name: 'CC-BY-4.0', identifier: 'CC-BY-4.0' },
-    mcp: { path: '/agent-mcp' },
+    mcp: { path: '/agent-mcp', allowedOrigins: ['https://app.example.org'] },
+    llmsFull: { maxBytes: 65536 },
+    markdownWorkers: 0,
+    isAdmin: async (r: Request) => r.get('x-admin') === 'yes',
+    adminSecret: 'y'.repeat(32),
+    adminLinks: [{ label: 'Edit resources', href: '/admin/resources' }],
+    robotsTxt: true,
+    cors: true,
+    textSearch: { configuration: 'english' },
   };
-  const databases: DatabaseOption[] = [{ url: 'postgres://x' }, { dataDir: '/tmp/x' }, { memory: true }];
+  const host = {} as Kysely<Database>;
+  const databases: DatabaseOption[] = [
+    { url: 'postgres://x' },
+    { url: 'postgres://x', poolSize: 5, readUrl: 'postgres://replica/x', preparedStatements: true },
+    { dataDir: '/tmp/x' },
+    { memory: true },
+    { kysely: host },
+  ];
 
   // @ts-expect-error siteTitle is required
   const noTitle: AgentDiscoveryOptions = { database: { memory: true } };
@@ -62,7 +79,17 @@ export function publicApiTypes(req: Request, res: Response): void {
   const badAccess: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, callerAccess: () => 'admin' };
   // @ts-expect-error mcp takes true, false or { path }
   const mcpPath: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, mcp: '/mcp' };
-  void [minimal, full, databases, noTitle, noDatabase, unknownOption, budgetAsText, memoryFalse, badAccess, mcpPath];
+  // @ts-expect-error pageUrl answers a URL string
+  const pageUrlNumber: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, pageUrl: (r) => r.id };
+  // @ts-expect-error isAdmin answers a boolean
+  const adminAsText: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, isAdmin: () => 'yes' };
+  // @ts-expect-error onError receives the error and the request, nothing more
+  const onErrorArity: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, onError: (e: unknown, r: Request, extra: string) => void [e, r, extra] };
+  // @ts-expect-error an unknown ard field is refused too
+  const ardTypo: AgentDiscoveryOptions = { siteTitle: 'Example', database: { memory: true }, ard: { namespaces: 'docs' } };
+  // @ts-expect-error kysely is a Kysely instance
+  const kyselyAsUrl: DatabaseOption = { kysely: 'postgres://x' };
+  void [minimal, full, host, databases, noTitle, noDatabase, unknownOption, budgetAsText, memoryFalse, badAccess, mcpPath, pageUrlNumber, adminAsText, onErrorArity, ardTypo, kyselyAsUrl];
 
   const pending: Promise<AgentDiscovery> = createAgentDiscovery(minimal);
   void pending.then(async (agent) => {
@@ -85,7 +112,7 @@ export function publicApiTypes(req: Request, res: Response): void {
   });
 }
 
-describe('public options: the defaults the interface documents', () => {
+describe('public options: the defaults the options reference documents', () => {
   it('are what resolveOptions fills in', () => {
     const o = resolveOptions({ siteTitle: 'Example', database: { memory: true } } satisfies AgentDiscoveryOptions);
     assert.deepEqual(
@@ -107,6 +134,12 @@ describe('public options: the defaults the interface documents', () => {
         sitemapUrl: o.sitemapUrl,
         continuationSecret: o.continuationSecret,
         apiLicense: o.apiLicense,
+        llmsFull: o.llmsFull,
+        adminLinks: o.adminLinks,
+        robotsTxt: o.robotsTxt,
+        cors: o.cors,
+        textSearch: o.textSearch,
+        markdownWorkers: o.markdownWorkers,
       },
       {
         languages: ['en'],
@@ -126,11 +159,18 @@ describe('public options: the defaults the interface documents', () => {
         sitemapUrl: undefined,
         continuationSecret: undefined,
         apiLicense: undefined,
+        llmsFull: false,
+        adminLinks: [],
+        robotsTxt: false,
+        cors: false,
+        textSearch: { configuration: 'simple' },
+        markdownWorkers: undefined,
       },
     );
     assert.equal(o.pageUrl, DEFAULT_PAGE_URL);
     assert.equal(o.mediaUrl, DEFAULT_MEDIA_URL);
     assert.equal(o.callerAccess({} as Request), 'anonymous');
+    assert.equal(o.isAdmin({} as Request), false);
     assert.equal(o.ard.representativeQueries.length, 3);
   });
 
