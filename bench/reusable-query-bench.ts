@@ -7,7 +7,7 @@
  */
 import { openDatabase } from '../src/db/connection.js';
 import { compiledEdgePage, edgePageQuery } from '../src/content/edges.js';
-import { compiledSearch, searchQuery } from '../src/content/search.js';
+import { compiledSearch, searchSelect } from '../src/content/search.js';
 import { prepareDatabase, TYPICAL } from './cost-bench.js';
 
 const url = await prepareDatabase();
@@ -35,7 +35,7 @@ const targets = {
     reusable: () => db.executeQuery(compiledEdgePage(db, edgeParams)),
   },
   'search page': {
-    ordinary: () => db.executeQuery(searchQuery(db, searchParams).compile()),
+    ordinary: () => db.executeQuery(searchSelect(db, searchParams).compile()),
     reusable: () => db.executeQuery(compiledSearch(db, searchParams)),
   },
 };

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { backends, type TestDatabase } from './support/backends.js';
 import { reusableQuery, typeOfValue } from '../src/db/reusable-query.js';
 import { byRef, type ResourceRef } from '../src/content/resource-ref.js';
-import { compiledSearch, searchQuery, searchResources, searchStatement, type SearchQuery } from '../src/content/search.js';
+import { compiledSearch, searchSelect, searchResources, searchStatement, type SearchQuery } from '../src/content/search.js';
 import { compiledEdgePage, edgePageQuery } from '../src/content/edges.js';
 import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
 
@@ -119,7 +119,7 @@ describe('reusable queries', () => {
     );
     fc.assert(
       fc.property(search, (q) => {
-        const fresh = searchQuery(content.db, q).compile();
+        const fresh = searchSelect(content.db, q).compile();
         const got = compiledSearch(content.db, q);
         assert.equal(got.sql, fresh.sql);
         assert.deepEqual(got.parameters, fresh.parameters);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { backends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
-import { searchQuery, type SearchSort } from '../src/content/search.js';
+import { searchSelect, type SearchSort } from '../src/content/search.js';
 
 const INDEX: Record<SearchSort, string> = {
   id: 'rsc_pkey',
@@ -30,7 +30,7 @@ for (const backend of backends) {
     for (const sort of Object.keys(INDEX) as SearchSort[]) {
       it(`sort=${sort}: a continuation is an index range on ${INDEX[sort]}, with no Sort node`, async () => {
         const after = sort === 'id' ? [15_000] : [(sort === 'modified' ? Date.UTC(2021, 0, 10) : Date.UTC(2020, 3, 1)) / 1000, 0, 15_000];
-        const compiled = searchQuery(content.db, { sort, siteNoindex: false, after, offset: 0, limit: 21 }).compile();
+        const compiled = searchSelect(content.db, { sort, siteNoindex: false, after, offset: 0, limit: 21 }).compile();
         if (sort === 'newest') {
           // The position's values are one-time subqueries (run-time values), so every position is planned alike.
           assert.match(compiled.sql, /"r"\."publication_start" <= \('epoch'::timestamptz \+ \(SELECT \$\d+::bigint\) \* interval '1 second' \+ \(SELECT \$\d+::bigint\) \* interval '1 microsecond'\)/);

@@ -30,7 +30,7 @@ export function compiledSearch(db: Kysely<Database>, q: SearchQuery) {
 export type SearchRow = Awaited<ReturnType<typeof searchResources>>[number];
 
 /** The query `compiledSearch` compiles, unexecuted (for tests of its SQL and plan). */
-export function searchQuery(db: Kysely<Database>, q: SearchQuery) {
+export function searchSelect(db: Kysely<Database>, q: SearchQuery) {
   return searchStatement(db, withSearchText(q));
 }
 

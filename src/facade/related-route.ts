@@ -6,7 +6,7 @@ import { PATHS } from '../paths.js';
 import { relatedPage, resolvePredicate, resolveResource } from '../content/edges.js';
 import { resourceExposure } from '../content/visibility.js';
 import { notFound } from '../http/errors.js';
-import { pagedResult as pagedEnvelope, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
+import { buildPagedResult, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
@@ -112,7 +112,7 @@ export function relatedRoute(options: ResolvedOptions) {
       const last = page.at(-1);
       const ic = { base: call.base, options: ctx.options, requestedLanguage: params.language };
       const items = page.flatMap((c) => (c.predicate && c.endpoint ? [{ predicate: c.predicate, resource: summaryItem(ic, c.endpoint) }] : []));
-      return pagedEnvelope(ctx, call, params, scope, {
+      return buildPagedResult(ctx, call, params, scope, {
         items,
         hasMore: candidates.length > params.pagelen,
         lastPosition: last ? [last.predicate_id, last.endpoint_id] : undefined,

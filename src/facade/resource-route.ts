@@ -12,7 +12,7 @@ import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { facadeRoute, TOOL_READ_ONLY } from './facade-route.js';
 import { composeResourceContent } from '../representations/resource-content.js';
 import { resourceRead } from '../representations/result-schemas.js';
-import { entityUri, pageUrl, type ItemContext } from '../representations/summary-item.js';
+import { entityUri, itemPageUrl, type ItemContext } from '../representations/summary-item.js';
 
 /** The path of every read of one resource: its id or unique name. */
 export const resourcePath = z.object({ id: resourceRef });
@@ -69,8 +69,8 @@ export async function resourceReadResult(
     content: content.markdown,
     content_complete: content.contentComplete,
     category: categoryReference(row, l, d),
-    page_url: pageUrl(ic, row, l),
-    page_urls: Object.fromEntries(lang.available_languages.map((code) => [code, pageUrl(ic, row, code)])),
+    page_url: itemPageUrl(ic, row, l),
+    page_urls: Object.fromEntries(lang.available_languages.map((code) => [code, itemPageUrl(ic, row, code)])),
     publication_start: toIso(row.publication_start),
     publication_end: row.publication_end ? toIso(row.publication_end) : null,
     created: toIso(row.created),

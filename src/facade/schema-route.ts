@@ -5,7 +5,7 @@ import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { categoryPage, predicateConstraints, predicatePage, type CategoryRow, type VocabularyRow } from '../content/vocabulary.js';
-import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
+import { buildPagedResult, pageScope, pageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { API_READ } from '../http/route.js';
 import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
@@ -110,7 +110,7 @@ export function schemaRoute(options: ResolvedOptions) {
       const v: VocabularyContext = { base: call.base, requested: params.language, siteDefault: ctx.options.defaultLanguage };
       const finish = <T>(rows: readonly { id: number }[], items: T[]) => {
         const lastId = rows.slice(0, params.pagelen).at(-1)?.id;
-        return pagedEnvelope(ctx, call, params, scope, {
+        return buildPagedResult(ctx, call, params, scope, {
           items,
           hasMore: rows.length > params.pagelen,
           lastPosition: lastId === undefined ? undefined : [lastId],

@@ -5,7 +5,7 @@ import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { resolveCategory, searchPosition, searchResources, type SearchSort } from '../content/search.js';
 import { badRequest } from '../http/errors.js';
-import { pagedResult as pagedEnvelope, pageScope, pageWindow } from '../http/paging.js';
+import { buildPagedResult, pageScope, pageWindow } from '../http/paging.js';
 import { calendarDate, dayStart, idOrName, languageParam, pagingShape, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
@@ -105,7 +105,7 @@ export function searchRoute(options: ResolvedOptions) {
       const pageRows = rows.slice(0, params.pagelen);
       const ic = { base: call.base, options: ctx.options, requestedLanguage: params.language };
       const last = pageRows.at(-1);
-      return pagedEnvelope(ctx, call, params, scope, {
+      return buildPagedResult(ctx, call, params, scope, {
         items: pageRows.map((row) => summaryItem(ic, row)),
         hasMore: rows.length > params.pagelen,
         lastPosition: last ? searchPosition(sort, last) : undefined,

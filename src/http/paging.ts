@@ -40,7 +40,7 @@ export function pageWindow(ctx: Pick<RouteContext, 'continuations'>, params: Pag
  * page continues after `lastPosition`. At the 10,000-candidate bound the walk stops with
  * `limit_reached: true`.
  */
-export function pagedResult<T>(
+export function buildPagedResult<T>(
   ctx: Pick<RouteContext, 'continuations'>,
   call: FacadeCall,
   params: PageParams,

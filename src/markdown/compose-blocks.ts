@@ -3,7 +3,7 @@ import type { ComposableResource } from '../content/composable-resources.js';
 import {
   languageOf,
   localText,
-  pageUrl,
+  composedPageUrl,
   resourceUri,
   type CompositionContext,
   type Owner,
@@ -141,7 +141,7 @@ function expandReference(ctx: CompositionContext, target: ComposableResource): {
     language,
     is_fallback: lang.is_fallback,
     category: target.category,
-    page_url: pageUrl(ctx, target, language),
+    page_url: composedPageUrl(ctx, target, language),
     uri: resourceUri(ctx, target),
     license: localText(ctx, target.license, language),
     attribution: localText(ctx, target.attribution, language),

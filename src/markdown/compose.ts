@@ -7,7 +7,7 @@ import { boundedBody, renderBlocks } from './compose-blocks.js';
 import {
   databaseLoader,
   localText,
-  pageUrl,
+  composedPageUrl,
   presentResource,
   resourceUri,
   type CompositionContext,
@@ -80,7 +80,7 @@ export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<
   const resource = input.resource?.id === input.id ? input.resource : (await loader.visible([input.id]))[0];
   if (!resource) return undefined;
   const { ctx, accessor } = await compositionContext(input, loader, resource, budget);
-  const documentUrl = pageUrl(ctx, resource, ctx.language);
+  const documentUrl = composedPageUrl(ctx, resource, ctx.language);
   for (let pass = 1; ; pass++) {
     const rendered = composeContent(ctx, resource);
     const misses = accessor.takeMisses();
@@ -136,7 +136,7 @@ function composeContent(ctx: CompositionContext, resource: ComposableResource): 
     language,
     category: resource.category,
     categories,
-    page_url: pageUrl(ctx, resource, language),
+    page_url: composedPageUrl(ctx, resource, language),
     uri: resourceUri(ctx, resource),
     license: localText(ctx, resource.license, language),
     attribution: localText(ctx, resource.attribution, language),

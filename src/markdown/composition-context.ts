@@ -74,7 +74,7 @@ export const localText = (ctx: PresentationContext, value: Parameters<typeof loc
 const absolute = (ctx: PresentationContext, url: string) => new URL(url, `${ctx.baseUrl}/`).href;
 
 /** The resource's absolute page URL in `language`. */
-export const pageUrl = (ctx: PresentationContext, r: ComposableResource, language: string): string =>
+export const composedPageUrl = (ctx: PresentationContext, r: ComposableResource, language: string): string =>
   absolute(ctx, pageUrlOf(ctx.options.pageUrl, r, language, r.category));
 
 /** The resource's URI: its own, else `<base>/id/<id>`. */
@@ -91,7 +91,7 @@ export function presentResource(ctx: PresentationContext, r: ComposableResource)
     summary: localText(ctx, r.summary, language),
     language,
     category: r.category,
-    page_url: pageUrl(ctx, r, language),
+    page_url: composedPageUrl(ctx, r, language),
     uri: resourceUri(ctx, r),
   };
 }

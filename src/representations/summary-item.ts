@@ -20,7 +20,7 @@ export function entityUri(base: string, id: number, uri: string | null): string 
 }
 
 /** The human page URL of a resource in a language, from the host's builder, made absolute. */
-export function pageUrl(
+export function itemPageUrl(
   ic: ItemContext,
   r: { id: number; name: string | null; category_name: string | null; page_url?: LocalizedText | null },
   language: string,
@@ -44,7 +44,7 @@ export function summaryItem(ic: ItemContext, row: SummaryRow) {
     title: boundText(localize(row.title, l, ic.options.defaultLanguage), MAX_ITEM_TITLE_CHARS),
     summary: boundText(localize(row.summary, l, ic.options.defaultLanguage), MAX_ITEM_SUMMARY_CHARS),
     category: category && { ...category, title: boundText(category.title, MAX_ITEM_TITLE_CHARS) },
-    page_url: pageUrl(ic, row, l),
+    page_url: itemPageUrl(ic, row, l),
     json_url: absoluteUrl(ic.base, PATHS.resource.url({ id: row.id }), langQuery),
     markdown_url: absoluteUrl(ic.base, PATHS.markdown.url({ id: row.id }), langQuery),
     publication_start: toIso(row.publication_start),
