@@ -12,7 +12,7 @@ import { PATHS } from './paths.js';
 import { mountMcp } from './mcp/mcp-route.js';
 
 /** Every route of the plugin, in the order they are documented: the facade's, then the discovery documents. */
-export function routeTable(ctx: AgentContext): Route<AgentContext>[] {
+function routeTable(ctx: AgentContext): Route<AgentContext>[] {
   let operations: OperationSpec[] | undefined;
   const documented = (): OperationSpec[] => (operations ??= operationsOf(table));
   const table = [...facadeRoutes(ctx.options, documented), ...discoveryRoutes(ctx.options, documented)];

@@ -2,15 +2,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import express from 'express';
-import { sql } from 'kysely';
 import { backends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { listen, type RawResponse, type RawServer } from './support/raw-http.js';
 import { createExampleSite, type ExampleSite } from '../example-site/app.js';
 import { adminCookie } from '../example-site/session.js';
-import { insertCategory, insertEdges, insertResource } from '../example-site/content-store.js';
 import { DEMO } from '../example-site/seed.js';
-import { MAX_LLMS_TXT_BYTES } from '../src/discovery/llms-txt.js';
 
 /** The hosts no absolute URL may be built on. */
 const BAD_HOSTS = [
@@ -24,7 +21,6 @@ const BAD_HOSTS = [
   'x>; rel="evil", <http://evil.example/',
 ];
 
-const codePoints = (s: string): number => [...s].length;
 
 function assertEnvelope(res: RawResponse, status: number, what: string): { error: string; message: string } {
   assert.equal(res.status, status, `${what}: ${res.body.slice(0, 200)}`);

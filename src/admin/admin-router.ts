@@ -17,7 +17,7 @@ import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
 import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../content/plan-doctor.js';
 
 /** The admin pages' templates (overridable like every template of the plugin). */
-export const ADMIN_TEMPLATES = {
+const ADMIN_TEMPLATES = {
   overview: 'agent_admin_overview.njk',
   resource: 'agent_admin_resource.njk',
   verify: 'agent_admin_verify.njk',
@@ -27,16 +27,16 @@ export const ADMIN_TEMPLATES = {
 } as const;
 
 /** Where the router serves the admin stylesheet (relative to its mount path). */
-export const ADMIN_STYLESHEET_PATH = '/agent-admin.css';
+const ADMIN_STYLESHEET_PATH = '/agent-admin.css';
 
 /**
  * The admin pages' Content-Security-Policy: no script at all, styles only from the admin's own
  * stylesheet (same origin), forms posting only to this site, never framed.
  */
-export const ADMIN_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const ADMIN_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The largest admin form body read; a bigger one is refused before it is parsed. */
-export const MAX_ADMIN_FORM_BYTES = 4 * 1024 * 1024;
+const MAX_ADMIN_FORM_BYTES = 4 * 1024 * 1024;
 
 /** Express 4 hosts do not catch rejected promises: every async handler passes its error on itself. */
 const handle = (fn: (req: Request, res: Response) => Promise<unknown> | void) =>

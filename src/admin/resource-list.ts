@@ -4,7 +4,7 @@ import { summaryItem } from '../representations/summary-item.js';
 import { adminDate } from './admin-format.js';
 
 /** Resources per page of the inspector's list. */
-export const RESOURCE_LIST_PAGE_SIZE = 20;
+const RESOURCE_LIST_PAGE_SIZE = 20;
 
 /** The deepest page of the list (500 × 20 = the newest 10,000 resources); a search finds the rest. */
 export const MAX_RESOURCE_LIST_PAGE = 500;

@@ -49,7 +49,7 @@ const relTokens = (rel: unknown): string[] => (typeof rel === 'string' ? rel.toL
 const optional = (name: 'type' | 'hreflang', value: unknown) => (typeof value === 'string' && value ? { [name]: value } : {});
 
 /** Every link-value of a `Link` header (RFC 8288), resolved against `base`; unreadable values are dropped. */
-export function parseLinkHeader(value: string | null, base: string): SeenLink[] {
+function parseLinkHeader(value: string | null, base: string): SeenLink[] {
   if (!value) return [];
   let refs: Array<Record<string, unknown> & { uri: string }>;
   try {

@@ -58,7 +58,7 @@ export function withSearchPath(url: string, schemas: string): string {
  * The report for people: each statement with ✓, or ✗ with its findings and the indexes that fix
  * them; then every index to create, once, with where it belongs when the relation is a view.
  */
-export function formatPlanReport(report: PlanReport): string {
+function formatPlanReport(report: PlanReport): string {
   const lines: string[] = [];
   const mode = report.analyzed ? 'EXPLAIN ANALYZE' : 'EXPLAIN';
   lines.push(`Query plans of the hot statements (${mode}; flagged: sequential scans and sorts of more than ${report.threshold} rows)`, '');

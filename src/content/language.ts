@@ -5,8 +5,8 @@ import type { LocalizedText } from '../db/schema.js';
  * one to eight letters or digits (`en`, `pt-BR`, `zh-Hant-TW`, `de-CH-1996`), at most 35 characters.
  * The one grammar for configured languages and for codes read from the database.
  */
-export const LANGUAGE_TAG = /^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{1,8})*$/;
-export const MAX_LANGUAGE_TAG_LENGTH = 35;
+const LANGUAGE_TAG = /^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{1,8})*$/;
+const MAX_LANGUAGE_TAG_LENGTH = 35;
 
 /** Whether a value is a well-formed language tag (see LANGUAGE_TAG). */
 export function isLanguageTag(value: unknown): value is string {

@@ -16,7 +16,7 @@ export const MAX_PAGE_URL_LENGTH = 2048;
  * language's). Undefined when there is none or it is not a usable path or http(s) URL (stored data
  * is not trusted).
  */
-export function storedPageUrl(value: LocalizedText | null | undefined, language: string): string | undefined {
+function storedPageUrl(value: LocalizedText | null | undefined, language: string): string | undefined {
   const url = typeof value === 'string' ? value : value && typeof value === 'object' ? value[language] : undefined;
   return typeof url === 'string' && url.length <= MAX_PAGE_URL_LENGTH && PAGE_URL_PATTERN.test(url) ? url : undefined;
 }

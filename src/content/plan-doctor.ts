@@ -173,7 +173,7 @@ const PAGE_FETCH = 21;
 /** The deep page explained: its keyset position is the one page 50 continues from. */
 const DEEP_PAGE = 50;
 /** A word no resource holds (a rare word at its rarest): the search must find it through the GIN index. */
-export const PLAN_DOCTOR_WORD = 'xqzplandoctorprobe';
+const PLAN_DOCTOR_WORD = 'xqzplandoctorprobe';
 /** How many levels of each plan the report keeps. */
 const SUMMARY_DEPTH = 4;
 

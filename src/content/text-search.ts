@@ -53,7 +53,7 @@ export async function textSearchPage(db: Kysely<Database>, q: TextSearchQuery) {
 export const TEXT_WALK_ROWS = 2000;
 
 /** A walk that found this many matches without filling its page goes on walking (see `textSearchPage`). */
-export const TEXT_WALK_DENSE = 5;
+const TEXT_WALK_DENSE = 5;
 
 /** At most this many matches are read and sorted by text first (see `textFirstStatement`). */
 export const TEXT_CANDIDATE_BOUND = 5000;
@@ -62,7 +62,7 @@ export const TEXT_CANDIDATE_BOUND = 5000;
  * The rows the first walk crosses: `TEXT_WALK_ROWS`, doubled until there are 16 for each match the
  * page needs (an OFFSET page needs `offset + limit`). A power of two times the minimum: few shapes.
  */
-export function textWalkRows(q: Pick<SearchQuery, 'offset' | 'limit'>): number {
+function textWalkRows(q: Pick<SearchQuery, 'offset' | 'limit'>): number {
   let rows = TEXT_WALK_ROWS;
   while (rows < 16 * (q.offset + q.limit)) rows *= 2;
   return rows;

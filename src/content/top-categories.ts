@@ -13,7 +13,7 @@ export interface TopCategoryRow {
 }
 
 /** At most this many categories are listed. */
-export const MAX_CATEGORIES = 50;
+const MAX_CATEGORIES = 50;
 
 /**
  * The top-level categories to advertise, in one statement: the category resource is anonymous-visible

@@ -53,7 +53,7 @@ export function anonymousVisible(alias = 'rsc'): RawBuilder<SqlBool> {
  * Ids of the categories that are noindex themselves or below a noindex ancestor. Not correlated:
  * PostgreSQL evaluates it once per query as a hashed subplan.
  */
-export function noindexCategoryIds(): RawBuilder<number> {
+function noindexCategoryIds(): RawBuilder<number> {
   return sql<number>`(WITH RECURSIVE noindex_tree(id) AS (
       SELECT id FROM category WHERE is_noindex
       UNION

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { anonymousVisible, indexable, inIdSet, namedCategoryTree, publicCategory, type SiteNoindex } from './visibility.js';
 

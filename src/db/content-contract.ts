@@ -53,9 +53,6 @@ export const TYPE_FAMILIES = {
 
 export type TypeFamily = keyof typeof TYPE_FAMILIES;
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, T | string | undefined, T | string>;
-
 const column =
   <S, I = S, U = I>() =>
   (type: string, family: TypeFamily, nullable: boolean, drives: string, extra: { optional?: true } = {}): ContractColumn<S, I, U> =>

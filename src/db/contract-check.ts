@@ -71,7 +71,7 @@ export async function checkContract(db: Kysely<any>, textConfiguration: string):
 }
 
 /** Where the contract is written down, for the errors. */
-export const CONTRACT_REFERENCE = 'docs/reference/content-contract.md in the package';
+const CONTRACT_REFERENCE = 'docs/reference/content-contract.md in the package';
 
 /** The one start-up error for every problem found, naming relation, column, expected and found type. */
 export function contractError(problems: readonly ContractProblem[]): Error {

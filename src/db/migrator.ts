@@ -14,7 +14,7 @@ export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE };
  * SELECT pg_is_in_recovery() AS "standby"
  * ```
  */
-export async function assertWritable(db: Kysely<any>): Promise<void> {
+async function assertWritable(db: Kysely<any>): Promise<void> {
   const { rows } = await sql<{ standby: boolean }>`SELECT pg_is_in_recovery() AS "standby"`.execute(db);
   if (!rows[0]?.standby) return;
   throw new Error(

@@ -16,7 +16,7 @@ import type pg from 'pg';
  * client's statements to different server connections (PgBouncer in transaction pooling mode,
  * Debian 12's 1.18 included).
  */
-export const MAX_NAMED_STATEMENTS = 500;
+const MAX_NAMED_STATEMENTS = 500;
 
 /** Whether a `{ url }` database uses named prepared statements when the option is not given. */
 export const PREPARED_STATEMENTS_DEFAULT = false;

@@ -12,7 +12,7 @@ import { describeApi } from '../representations/api-description.js';
 import { facadeRoute } from './facade-route.js';
 
 /** The result of `GET /api/agent`. */
-export const apiRootResult = z.object({
+const apiRootResult = z.object({
   title: z.string(),
   description: z.string(),
   openapi_url: z.string().describe('The OpenAPI 3.1 description of every operation.'),

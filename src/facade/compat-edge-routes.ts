@@ -13,8 +13,8 @@ import { pathTemplate } from '../http/urls.js';
 import { facadeRoute } from './facade-route.js';
 
 /** Default and largest `limit` of the compatibility model API. */
-export const COMPAT_DEFAULT_LIMIT = 20;
-export const COMPAT_MAX_LIMIT = 100;
+const COMPAT_DEFAULT_LIMIT = 20;
+const COMPAT_MAX_LIMIT = 100;
 
 /** The compatibility forms: which side the path's id is on, and what each edge becomes. */
 const COMPAT_FORMS = {
@@ -27,7 +27,7 @@ const COMPAT_FORMS = {
 type CompatForm = keyof typeof COMPAT_FORMS;
 
 /** An edge as the `_props` forms list it. */
-export const edgeProps = z.object({
+const edgeProps = z.object({
   id: z.number().int(),
   subject_id: z.number().int(),
   predicate_id: z.number().int(),
@@ -37,7 +37,7 @@ export const edgeProps = z.object({
 });
 
 /** The query of the compatibility reads: the optional `offset`/`limit` window. */
-export const compatQuery = z
+const compatQuery = z
   .object({
     offset: integerParam(0, CANDIDATE_LIMIT).optional().describe('Edges to skip (default 0 when limit is given).'),
     limit: integerParam(1, COMPAT_MAX_LIMIT)
@@ -52,7 +52,7 @@ export const compatQuery = z
   });
 
 /** The path of the compatibility reads: the resource and the (required) predicate. */
-export const compatPath = z.object({
+const compatPath = z.object({
   id: resourceRef,
   predicate: resourceRef.describe('Predicate id or name (required).'),
 });

@@ -19,7 +19,7 @@ const badHost = (header: string): HttpError => new HttpError(400, 'bad_request',
  * originOf('http', 'example.org:65536') // undefined
  * ```
  */
-export function originOf(protocol: 'http' | 'https', host: string): string | undefined {
+function originOf(protocol: 'http' | 'https', host: string): string | undefined {
   if (host.length > MAX_HOST_LENGTH) return undefined;
   const match = HOST.exec(host);
   if (!match) return undefined;

@@ -7,7 +7,7 @@ import { markPluginResponse } from './plugin-response.js';
  * a script may read the headers an agent needs: the validator, the links, the language, the AI usage
  * preferences, and when to retry.
  */
-export const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'ETag, Link, Content-Language, Content-Usage, Retry-After',
 });
@@ -16,7 +16,7 @@ export const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = Object.free
  * A preflight's answer: the methods a public answer has, the request headers a conditional,
  * negotiated read sends, and how long a browser may keep this answer (a day; browsers cap it lower).
  */
-export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
   'Access-Control-Allow-Headers': 'Accept, Accept-Language, If-None-Match',
   'Access-Control-Max-Age': '86400',

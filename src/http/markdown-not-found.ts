@@ -6,7 +6,7 @@ import { PATHS } from '../paths.js';
 const NOT_FOUND_OFFER = ['application/json', 'text/html', 'text/markdown'] as const;
 
 /** Whether a request prefers `text/markdown` over JSON and HTML (an agent that asked for Markdown). */
-export function wantsMarkdownAnswer(req: Request): boolean {
+function wantsMarkdownAnswer(req: Request): boolean {
   return preferredMediaType(req, NOT_FOUND_OFFER) === 'text/markdown';
 }
 
@@ -23,7 +23,7 @@ export function wantsMarkdownAnswer(req: Request): boolean {
  * - [llms.txt](/llms.txt): …
  * ```
  */
-export function markdownNotFoundBody(): string {
+function markdownNotFoundBody(): string {
   return [
     '# Not found',
     '',

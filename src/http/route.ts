@@ -146,7 +146,7 @@ export function routeDefiner<C>() {
 const EMPTY_QUERY = z.object({}).strict();
 
 /** The OpenAPI/API-help operation of a documented route, else undefined. */
-export function operationOf(route: Route<unknown>): OperationSpec | undefined {
+function operationOf(route: Route<unknown>): OperationSpec | undefined {
   if (!route.doc) return undefined;
   const { response } = route;
   return {

@@ -33,7 +33,7 @@ function formatAttribute(name: string, value: unknown): string {
  * // '<https://example.com/llms.txt>; rel="describedby"; type="text/plain"'
  * ```
  */
-export function formatLinkRef(ref: LinkRef): string {
+function formatLinkRef(ref: LinkRef): string {
   let out = `<${ref.uri}>`;
   for (const [name, value] of Object.entries(ref)) {
     if (name !== 'uri' && value !== undefined) out += `; ${formatAttribute(name, value)}`;

@@ -36,7 +36,7 @@ export function normalizeResourceRef(id: unknown): number | string | undefined {
  * The language a page is advertised and negotiated in: the given one when it is a site language,
  * else the site's default (a URL the facade would answer with 400 is never advertised).
  */
-export function pageLanguage(options: ResolvedOptions, requested: unknown): string {
+function pageLanguage(options: ResolvedOptions, requested: unknown): string {
   return typeof requested === 'string' && options.languages.includes(requested) ? requested : options.defaultLanguage;
 }
 

@@ -24,7 +24,7 @@ interface GfmPlugin {
 const { gfm } = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmPlugin;
 
 /** Elements whose content never reaches the Markdown. */
-export const REMOVED_ELEMENTS = [
+const REMOVED_ELEMENTS = [
   'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form', 'input', 'button',
   'select', 'textarea', 'svg', 'math', 'canvas', 'audio', 'video', 'head', 'link', 'meta', 'base', 'title',
 ] as const;

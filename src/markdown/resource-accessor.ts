@@ -30,7 +30,7 @@ const ABSENT: TemplateResource = Object.freeze({
 });
 
 /** At most this many resources are looked up per render pass; later ones read as absent. */
-export const MAX_LOOKUPS_PER_PASS = 100;
+const MAX_LOOKUPS_PER_PASS = 100;
 
 /** An id or a unique name, as a lookup key; `undefined` for anything else. */
 export { lookupKey };

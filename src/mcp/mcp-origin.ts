@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { AgentContext } from '../context.js';
 
 /** A loopback socket address: 127.0.0.0/8 (also IPv4-mapped) or ::1. */
-export function isLoopbackAddress(address: string | undefined): boolean {
+function isLoopbackAddress(address: string | undefined): boolean {
   return address === '::1' || /^(?:::ffff:)?127\./.test(address ?? '');
 }
 

@@ -12,13 +12,13 @@ import { buildServerCard } from './server-card.js';
 const documentRoute = documentRouteDefiner<AgentContext>();
 
 /** The methods a server card answers; every other one is 405 with this `Allow`. */
-export const SERVER_CARD_METHODS = 'GET, HEAD, OPTIONS';
+const SERVER_CARD_METHODS = 'GET, HEAD, OPTIONS';
 
 /**
  * The CORS headers of every server card answer (the extension asks them of hosted cards): any origin
  * may read the card and revalidate it with its ETag. Never with credentials.
  */
-export const SERVER_CARD_CORS: Readonly<Record<string, string>> = Object.freeze({
+const SERVER_CARD_CORS: Readonly<Record<string, string>> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': SERVER_CARD_METHODS,
   'Access-Control-Allow-Headers': 'Content-Type, If-None-Match',

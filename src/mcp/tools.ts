@@ -30,7 +30,7 @@ export interface ToolSpec {
  * taken as its decimal string and `null` as absent. Anything else is a 400 naming the argument, as a
  * malformed query value is.
  */
-export function argumentPairs(args: ToolArguments, skip: readonly string[] = []): [string, string][] {
+function argumentPairs(args: ToolArguments, skip: readonly string[] = []): [string, string][] {
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(args)) {
     if (skip.includes(name) || value === undefined || value === null) continue;

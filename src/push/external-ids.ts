@@ -53,7 +53,7 @@ export async function findResourceId(db: Kysely<PushDatabase>, id: ResourceId): 
  * ("r"."name" = $1 OR "r"."id" IN (SELECT …))   -- 'news' or '5f2b…': name or string id
  * ```
  */
-export function refCondition(alias: string, ref: ContentRef): RawBuilder<SqlBool> {
+function refCondition(alias: string, ref: ContentRef): RawBuilder<SqlBool> {
   const id = sql.ref(`${alias}.id`);
   const name = sql.ref(`${alias}.name`);
   const mapped = (externalId: string) => sql<SqlBool>`${id} IN (SELECT rsc_id FROM agent_discovery_external_id WHERE external_id = ${externalId})`;
@@ -107,13 +107,4 @@ export async function resolveRef<T extends Record<string, unknown>>(
     throw new ContentPushError(call, 'conflict', field, `${describeRef(ref)} is one resource's name and another's string id: say { name } or { externalId }`);
   }
   return { id: Number(first.id), row: first };
-}
-
-/** The host's form of each id: its string id where it has one, else the number. */
-export async function hostIds(db: Kysely<PushDatabase>, ids: readonly number[]): Promise<Map<number, ResourceId>> {
-  const out = new Map<number, ResourceId>(ids.map((id) => [id, id]));
-  if (!ids.length) return out;
-  const rows = await db.selectFrom('agent_discovery_external_id').select(['rsc_id', 'external_id']).where('rsc_id', 'in', ids).execute();
-  for (const row of rows) out.set(Number(row.rsc_id), row.external_id);
-  return out;
 }

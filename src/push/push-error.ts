@@ -26,7 +26,7 @@ export class ContentPushError extends Error {
 }
 
 /** A path as the error names it: `blocks.2.type`. */
-export function fieldPath(path: readonly PropertyKey[]): string | undefined {
+function fieldPath(path: readonly PropertyKey[]): string | undefined {
   return path.length ? path.map(String).join('.') : undefined;
 }
 

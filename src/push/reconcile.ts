@@ -28,7 +28,7 @@ export interface ReconcileResult {
 }
 
 /** Entries are loaded into the temporary table this many at a time. */
-export const RECONCILE_CHUNK = 1000;
+const RECONCILE_CHUNK = 1000;
 
 const LIST = sql.table('agent_discovery_reconcile');
 

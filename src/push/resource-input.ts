@@ -9,9 +9,9 @@ import { MAX_PAGE_URL_LENGTH, PAGE_URL_PATTERN } from '../content/page-url.js';
  */
 
 /** The largest id the facade reads (15 digits), so every id pushed can be read back. */
-export const MAX_RESOURCE_ID = 10 ** MAX_ID_DIGITS - 1;
+const MAX_RESOURCE_ID = 10 ** MAX_ID_DIGITS - 1;
 /** An external id (a CMS's own string id) is at most this long. */
-export const MAX_EXTERNAL_ID_LENGTH = 200;
+const MAX_EXTERNAL_ID_LENGTH = 200;
 
 const numericId = z
   .number()
@@ -29,7 +29,7 @@ export const externalId = z
 /** The id a resource is written under: the bigint `rsc.id` itself, or the CMS's string id (mapped to one). */
 export const resourceId = z.union([numericId, externalId], { error: 'must be a positive integer id or a string id' });
 
-export const resourceName = z
+const resourceName = z
   .string()
   .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
   .regex(NAME_GRAMMAR, 'must match ^[a-z][a-z0-9_]*$');
@@ -49,16 +49,16 @@ export const contentRef = z.union(
   { error: 'must be an id, a string id or name, or { id }, { name } or { externalId }' },
 );
 
-export const languageTag = z.string().refine(isLanguageTag, 'must be a language tag such as en or pt-BR');
+const languageTag = z.string().refine(isLanguageTag, 'must be a language tag such as en or pt-BR');
 
 const text = z.string().max(1_000_000, 'must be at most 1,000,000 characters');
 /** Text given once for all the resource's languages, or per language code. */
-export const localizedText = z.union([text, z.record(languageTag, text)], { error: 'must be a string or { language: string }' });
+const localizedText = z.union([text, z.record(languageTag, text)], { error: 'must be a string or { language: string }' });
 
 const DATE_TIME = 'must be a Date or an ISO 8601 date-time with a time zone';
 
 /** A Date, or an ISO 8601 date-time with a time zone (`2025-03-01T10:00:00Z`). */
-export const dateTime = z
+const dateTime = z
   .union([z.date({ error: DATE_TIME }), z.iso.datetime({ offset: true, error: DATE_TIME })], { error: DATE_TIME })
   .transform((value) => new Date(value));
 

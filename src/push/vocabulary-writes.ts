@@ -18,7 +18,7 @@ type ParsedPredicate = z.output<typeof predicateInput>;
 type Roots = { meta: number; category: number; predicate: number };
 
 /** The names of the vocabulary's roots, which the writer keeps. */
-export const ROOT_NAMES: readonly string[] = Object.freeze(['meta', 'category', 'predicate']);
+const ROOT_NAMES: readonly string[] = Object.freeze(['meta', 'category', 'predicate']);
 
 const YEAR_MS = 365 * 86_400_000;
 
@@ -26,7 +26,7 @@ const YEAR_MS = 365 * 86_400_000;
  * The roots' ids, creating the missing ones: `meta` (top level) and `category` (under it) refer to each
  * other, so their ids are reserved first (the foreign key is checked at commit); `predicate` goes under `meta`.
  */
-export async function vocabularyRoots(db: Kysely<PushDatabase>, call: string, defaultLanguage: string): Promise<Roots> {
+async function vocabularyRoots(db: Kysely<PushDatabase>, call: string, defaultLanguage: string): Promise<Roots> {
   const rows = await db.selectFrom('rsc').select(['id', 'name']).where('name', 'in', ROOT_NAMES).execute();
   const found = new Map(rows.map((r) => [r.name, Number(r.id)]));
   const root = (id: number | undefined, name: string, categoryId: number) => ({

@@ -8,14 +8,14 @@ import { z } from 'zod';
 
 const timestamp = z.string().describe('UTC ISO-8601 timestamp');
 
-export const languageFields = {
+const languageFields = {
   requested_language: z.string().describe('The language asked for (or the site default).'),
   language: z.string().describe('The language actually used.'),
   available_languages: z.array(z.string()),
   is_fallback: z.boolean().describe('True when the requested language was not available.'),
 };
 
-export const categoryRef = z.object({
+const categoryRef = z.object({
   id: z.number().int(),
   name: z.string().nullable(),
   title: z.string(),
@@ -80,7 +80,7 @@ export const resourceRead = z.object({
   ...languageFields,
 });
 
-export const vocabularyItem = z.object({
+const vocabularyItem = z.object({
   id: z.number().int(),
   name: z.string().nullable(),
   uri: z.string(),

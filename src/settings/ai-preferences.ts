@@ -19,14 +19,14 @@ export interface ContentSignals {
 export type ContentSignalName = keyof ContentSignals;
 
 /** The Content Signals in the order robots.txt lists them. */
-export const CONTENT_SIGNAL_NAMES: readonly ContentSignalName[] = ['search', 'ai-input', 'ai-train'];
+const CONTENT_SIGNAL_NAMES: readonly ContentSignalName[] = ['search', 'ai-input', 'ai-train'];
 
 /**
  * Each Content Signal's category in the aipref vocabulary: `search` is Search, `ai-input` (input to an
  * AI model at answer time: grounding, retrieval) is AI Use, `ai-train` (training or fine-tuning) is
  * AI Training.
  */
-export const AIPREF_LABELS: Readonly<Record<ContentSignalName, string>> = Object.freeze({ search: 'search', 'ai-input': 'ai-use', 'ai-train': 'train-ai' });
+const AIPREF_LABELS: Readonly<Record<ContentSignalName, string>> = Object.freeze({ search: 'search', 'ai-input': 'ai-use', 'ai-train': 'train-ai' });
 
 const setSignals = (signals: ContentSignals) => CONTENT_SIGNAL_NAMES.filter((name) => signals[name] !== null);
 

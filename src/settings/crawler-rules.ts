@@ -5,7 +5,7 @@
  */
 
 /** The most rules the crawler rules may hold. */
-export const MAX_CRAWLER_RULES = 100;
+const MAX_CRAWLER_RULES = 100;
 
 /** The group's rules when none are set: everything may be crawled. */
 export const DEFAULT_CRAWLER_RULES = 'Allow: /';

@@ -74,7 +74,7 @@ const crawlerRules = text('Crawler rules', SETTING_LIMITS.crawlerRules).transfor
 });
 
 /** Validates the values to store; each message names the field once. */
-export const storedSettingsSchema = z
+const storedSettingsSchema = z
   .object({
     description: description.nullable(),
     noindex: z.boolean().nullable(),

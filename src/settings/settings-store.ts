@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { StoredSettings } from './settings-schema.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
-export const SETTINGS_TABLE = 'agent_discovery_settings';
+const SETTINGS_TABLE = 'agent_discovery_settings';
 
 /** Nothing stored: every setting comes from the options. */
 export const NOTHING_STORED: StoredSettings = Object.freeze({

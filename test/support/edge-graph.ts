@@ -2,7 +2,6 @@ import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import { createAgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
-import { createContext } from '../../src/context.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate } from '../../example-site/content-store.js';
 
 const DAY = 86_400_000;

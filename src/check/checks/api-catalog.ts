@@ -11,7 +11,7 @@ const FIX =
 const FIX_LINKS = 'Every href and anchor of the API catalog must answer 2xx directly (GET and HEAD), without a redirect.';
 
 /** The most catalog links one run resolves. */
-export const MAX_CATALOG_LINKS = 10;
+const MAX_CATALOG_LINKS = 10;
 
 /** What is wrong with a linkset document, and its absolute links. */
 function readLinkset(doc: unknown, base: string): { problems: string[]; urls: string[]; serviceDescs: string[] } {

@@ -5,7 +5,7 @@ import { mediaType, sameOrigin } from '../site-client.js';
 export type FoundPage = { url: string; via: string } | { problem: string };
 
 /** The `url` of a Markdown document's YAML front matter. */
-export function frontMatterUrl(markdown: string): string | undefined {
+function frontMatterUrl(markdown: string): string | undefined {
   const block = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(markdown)?.[1];
   const value = block && /^url:\s*(.+?)\s*$/m.exec(block)?.[1];
   return value ? value.replace(/^(["'])(.*)\1$/, '$2') : undefined;

@@ -6,7 +6,7 @@ import { FOREIGN_ORIGIN } from './cors.js';
 
 const NAME = checkName('mcp-card');
 /** The older locations of the card, still probed by clients and scanners. */
-export const CARD_ALIASES = ['/.well-known/mcp/server-card.json', '/.well-known/mcp/server-card'] as const;
+const CARD_ALIASES = ['/.well-known/mcp/server-card.json', '/.well-known/mcp/server-card'] as const;
 /** The only `$schema` the server card extension's schema accepts. */
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 const FIX_NONE =

@@ -12,7 +12,7 @@ const FIX =
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** The JSON-RPC `result` of a response, read as JSON or from the `data:` lines of an event stream. */
-export function rpcResult(res: SiteResponse): Record<string, unknown> | undefined {
+function rpcResult(res: SiteResponse): Record<string, unknown> | undefined {
   if (res.error !== undefined || res.status !== 200) return undefined;
   const bodies = /^\s*[{[]/.test(res.body) ? [res.body] : res.body.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5));
   for (const body of bodies) {

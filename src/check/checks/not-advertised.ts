@@ -28,7 +28,7 @@ const FIX: Record<HiddenKind, string> = {
  * Whether a URL points at the resource: for a URL reference, the same origin and path (query
  * ignored); for an id or name, a path segment equal to it or an `id` query parameter.
  */
-export function refMatcher(ref: string, origin: string): (url: string) => boolean {
+function refMatcher(ref: string, origin: string): (url: string) => boolean {
   if (isPageUrlRef(ref)) {
     const target = pagePathKey(new URL(ref, `${origin}/`));
     return (url) => {

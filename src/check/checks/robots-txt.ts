@@ -13,7 +13,7 @@ const FIX_SIGNALS =
   'set the Content Signals on the admin Settings page.';
 
 /** The robots.txt lines as `[field, value]`, field lower case, comments dropped. */
-export function robotsLines(text: string): Array<[string, string]> {
+function robotsLines(text: string): Array<[string, string]> {
   return text.split(/\r?\n/).flatMap((line) => {
     const m = /^\s*([A-Za-z-]+)\s*:\s*(.*?)\s*$/.exec(line.replace(/#.*$/, ''));
     return m ? [[m[1]!.toLowerCase(), m[2]!] as [string, string]] : [];
