@@ -37,6 +37,14 @@ function* documented(schema: z.core.$ZodType, path: string[]): Generator<{ path:
   for (const [key, part] of parts(schema)) yield* documented(part, key === undefined ? path : [...path, key]);
 }
 
+/** Every documented option, in the schema's order: its path, its meaning and its default in words. */
+export function optionRows(): Array<{ path: string; description: string; default: string }> {
+  return Object.entries(optionsShape).flatMap(([key, schema]) => {
+    if (!optionDocs.has(schema)) throw new TypeError(`option ${key} has no documentation (optionDocs)`);
+    return [...documented(schema, [key])].map((row) => ({ path: row.path, description: row.doc.description, default: defaultText(row.schema, row.doc) }));
+  });
+}
+
 /**
  * The options of `createAgentDiscovery` as a Markdown reference page (`docs/reference/options.md`),
  * from the schema that validates them; a test keeps the page equal to it.
@@ -55,12 +63,7 @@ export function optionsReference(): string {
     '| option | default | meaning |',
     '|---|---|---|',
   ];
-  for (const [key, schema] of Object.entries(optionsShape)) {
-    if (!optionDocs.has(schema)) throw new TypeError(`option ${key} has no documentation (optionDocs)`);
-    for (const row of documented(schema, [key])) {
-      out.push(`| \`${row.path}\` | ${cell(defaultText(row.schema, row.doc))} | ${cell(row.doc.description)} |`);
-    }
-  }
+  for (const row of optionRows()) out.push(`| \`${row.path}\` | ${cell(row.default)} | ${cell(row.description)} |`);
   out.push('');
   return out.join('\n');
 }

@@ -85,15 +85,30 @@ const databaseOption = z.union([
   z
     .object({
       url: postgresUrl,
+      /** with `{ url }`: the size of the plugin's connection pool, 1 to 200. @default `10` */
       poolSize: z.number().int().min(1).max(200).optional().register(optionDocs, {
         description: 'with `{ url }`: the size of the plugin\'s connection pool, 1 to 200',
         default: '`10`',
       }),
+      /**
+       * with `{ url }`: send the plugin's reads as named prepared statements (parsed once per connection, plans
+       * reusable), about half the PostgreSQL CPU per read (see [Cost per
+       * request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn
+       * it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer
+       * in transaction pooling mode (Debian 12's PgBouncer 1.18 cannot carry named statements).
+       * @default `false`
+       */
       preparedStatements: z.boolean().optional().register(optionDocs, {
         description:
           'with `{ url }`: send the plugin\'s reads as named prepared statements (parsed once per connection, plans reusable), about half the PostgreSQL CPU per read (see [Cost per request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer in transaction pooling mode (Debian 12\'s PgBouncer 1.18 cannot carry named statements)',
         default: '`false`',
       }),
+      /**
+       * with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the
+       * primary) is then opened only to migrate; see
+       * [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas).
+       * @default none
+       */
       readUrl: postgresUrl.optional().register(optionDocs, {
         description:
           'with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the primary) is then opened only to migrate; see [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas)',
@@ -164,13 +179,24 @@ const mcpOption = z
  * (`optionDocs`): the one definition the public type, `resolveOptions` and the options reference come from.
  */
 export const optionsShape = {
+  /** the site's title (H1 of llms.txt, API help, ARD display name), 1 to 200 characters. Required. */
   siteTitle: z.string().trim().min(1).max(200).register(optionDocs, {
     description: "the site's title (H1 of llms.txt, API help, ARD display name), 1 to 200 characters",
   }),
+  /**
+   * one-line public description of the site's information, at most 1,000 characters (a run-time setting: see [The admin
+   * page](../guides/admin.md#the-admin-page-what-agents-see-and-run-time-settings)).
+   * @default none
+   */
   description: z.string().max(1000).optional().register(optionDocs, {
     description:
       "one-line public description of the site's information, at most 1,000 characters (a run-time setting: see [The admin page](../guides/admin.md#the-admin-page-what-agents-see-and-run-time-settings))",
   }),
+  /**
+   * public origin for absolute URLs, e.g. `https://example.org` (no query or fragment); without it the request's
+   * protocol and host are used, `X-Forwarded-*` only when the host app's `trust proxy` trusts the peer.
+   * @default from the request
+   */
   baseUrl: absoluteHttpUrl
     .transform((u) => {
       const url = new URL(u);
@@ -182,16 +208,20 @@ export const optionsShape = {
         "public origin for absolute URLs, e.g. `https://example.org` (no query or fragment); without it the request's protocol and host are used, `X-Forwarded-*` only when the host app's `trust proxy` trusts the peer",
       default: 'from the request',
     }),
+  /** the site's language codes (`en`, `pt-br`). @default `['en']` */
   languages: z.array(languageCode).min(1).default(['en']).register(optionDocs, {
     description: "the site's language codes (`en`, `pt-br`)",
   }),
+  /** the default language; must be one of `languages`. @default the first of `languages` */
   defaultLanguage: languageCode.optional().register(optionDocs, {
     description: 'the default language; must be one of `languages`',
     default: 'the first of `languages`',
   }),
+  /** site-wide noindex: nothing is listed or advertised as alternate (a run-time setting). @default `false` */
   noindex: z.boolean().default(false).register(optionDocs, {
     description: 'site-wide noindex: nothing is listed or advertised as alternate (a run-time setting)',
   }),
+  /** override directories, searched in order before the plugin's `templates/`; each must exist. @default `[]` */
   templateDirs: z
     .array(z.string().min(1))
     .default([])
@@ -206,78 +236,157 @@ export const optionsShape = {
     .register(optionDocs, {
       description: "override directories, searched in order before the plugin's `templates/`; each must exist",
     }),
+  /**
+   * human page URL of a resource, `(r: { id, name, language, category }) => string` (relative URLs are made absolute).
+   * @default `/<language>/page/<id>`
+   */
   pageUrl: fn<(r: PageUrlInput) => string>('resource → page URL').default(() => DEFAULT_PAGE_URL).register(optionDocs, {
     description: 'human page URL of a resource, `(r: { id, name, language, category }) => string` (relative URLs are made absolute)',
     default: '`/<language>/page/<id>`',
   }),
+  /**
+   * download URL of a resource's medium, `(m: { id, filename, mime }) => string`.
+   * @default `/media/attachment/<filename>`
+   */
   mediaUrl: fn<(m: MediaUrlInput) => string>('medium → download URL').default(() => DEFAULT_MEDIA_URL).register(optionDocs, {
     description: "download URL of a resource's medium, `(m: { id, filename, mime }) => string`",
     default: '`/media/attachment/<filename>`',
   }),
+  /** the sitemap URL, linked from API help and llms.txt when set (a run-time setting). @default none */
   sitemapUrl: z.string().min(1).optional().register(optionDocs, {
     description: 'the sitemap URL, linked from API help and llms.txt when set (a run-time setting)',
   }),
+  /**
+   * the text between llms.txt's summary and its first section (at most 2,000 characters; blank-line separated
+   * paragraphs, each folded to one line; a run-time setting).
+   * @default a paragraph on what the site offers, that no key is needed, and how to cite
+   */
   llmsNotes: z.string().trim().min(1).max(2000).optional().register(optionDocs, {
     description:
       "the text between llms.txt's summary and its first section (at most 2,000 characters; blank-line separated paragraphs, each folded to one line; a run-time setting)",
     default: 'a paragraph on what the site offers, that no key is needed, and how to cite',
   }),
+  /**
+   * how many of the newest public, indexable resources llms.txt lists (0 to 50; 0 leaves the section out).
+   * @default `10`
+   */
   llmsNewest: z.number().int().min(0).max(50).default(DEFAULT_LLMS_NEWEST).register(optionDocs, {
     description: 'how many of the newest public, indexable resources llms.txt lists (0 to 50; 0 leaves the section out)',
   }),
+  /**
+   * serve `/llms-full.txt`: the Markdown of the newest public, indexable resources up to `maxBytes` (`true`: 256 KiB;
+   * `{ maxBytes }` from 16 KiB to 5 MiB), ending with a note on what was cut and where to continue; one build at a time
+   * per process; see [llms-full.txt](discovery.md#llms-fulltxt).
+   * @default `false`
+   */
   llmsFull: llmsFullOption.register(optionDocs, {
     description:
       'serve `/llms-full.txt`: the Markdown of the newest public, indexable resources up to `maxBytes` (`true`: 256 KiB; `{ maxBytes }` from 16 KiB to 5 MiB), ending with a note on what was cut and where to continue; one build at a time per process; see [llms-full.txt](discovery.md#llms-fulltxt)',
   }),
+  /** also put the site-level links on every HTML response of the host. @default `false` */
   linkAllHtml: z.boolean().default(false).register(optionDocs, {
     description: 'also put the site-level links on every HTML response of the host',
   }),
+  /**
+   * answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML; `false` leaves `/`
+   * entirely to the host.
+   * @default `true`
+   */
   markdownHome: z.boolean().default(true).register(optionDocs, {
     description: 'answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML; `false` leaves `/` entirely to the host',
   }),
+  /**
+   * worker threads converting HTML to Markdown off the event loop (HTML over 8 KiB; smaller converts in process), 0 to
+   * 32; `0` converts every article in process; stopped by `close()`. See [Conversion off the event
+   * loop](../guides/templates.md#conversion-off-the-event-loop).
+   * @default CPU cores − 1 (1 to 4)
+   */
   markdownWorkers: z.number().int().min(0).max(32).optional().register(optionDocs, {
     description:
       'worker threads converting HTML to Markdown off the event loop (HTML over 8 KiB; smaller converts in process), 0 to 32; `0` converts every article in process; stopped by `close()`. See [Conversion off the event loop](../guides/templates.md#conversion-off-the-event-loop)',
     default: 'CPU cores − 1 (1 to 4)',
   }),
+  /**
+   * where the content lives: `{ url, poolSize?, readUrl?, preparedStatements? }` (PostgreSQL), `{ dataDir }` or `{
+   * memory: true }` (PGlite on disk or in memory), or `{ kysely }` (an existing Kysely instance over the content
+   * schema, which the host closes).
+   * Required.
+   */
   database: databaseOption.register(optionDocs, {
     description:
       'where the content lives: `{ url, poolSize?, readUrl?, preparedStatements? }` (PostgreSQL), `{ dataDir }` or `{ memory: true }` (PGlite on disk or in memory), or `{ kysely }` (an existing Kysely instance over the content schema, which the host closes)',
   }),
+  /** apply the migrations at start-up. @default `false` */
   migrate: z.boolean().default(false).register(optionDocs, { description: 'apply the migrations at start-up' }),
+  /**
+   * key (≥ 32 characters) sealing the `cursor` of `next_url`; give every instance behind one load balancer the same
+   * secret, or cursors stop working across instances and restarts (a 400 asking to start over).
+   * @default random per process
+   */
   continuationSecret: z.string().min(32, 'must be at least 32 characters').optional().register(optionDocs, {
     description:
       'key (≥ 32 characters) sealing the `cursor` of `next_url`; give every instance behind one load balancer the same secret, or cursors stop working across instances and restarts (a 400 asking to start over)',
     default: 'random per process',
   }),
+  /**
+   * time budget per request in ms, 100 to 60,000; on the plugin's own pool also the limit after which a statement is
+   * cancelled on the server (a CancelRequest, not `statement_timeout`, so it works behind PgBouncer).
+   * @default `5000`
+   */
   budgetMs: z.number().int().min(100).max(60_000).default(DEFAULT_BUDGET_MS).register(optionDocs, {
     description:
       "time budget per request in ms, 100 to 60,000; on the plugin's own pool also the limit after which a statement is cancelled on the server (a CancelRequest, not `statement_timeout`, so it works behind PgBouncer)",
   }),
+  /** larger responses are a 413; 1 KiB to 64 MiB. @default `1048576` */
   maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES).register(optionDocs, {
     description: 'larger responses are a 413; 1 KiB to 64 MiB',
   }),
+  /**
+   * the host's ACL hook for the compatibility edge reads: `(req) => 'anonymous' | 'all'` (or a promise of it).
+   * @default `() => 'anonymous'`
+   */
   callerAccess: fn<(req: Request) => CallerAccess | Promise<CallerAccess>>('request → "anonymous" | "all"')
     .default(() => DEFAULT_CALLER_ACCESS)
     .register(optionDocs, {
       description: "the host's ACL hook for the compatibility edge reads: `(req) => 'anonymous' | 'all'` (or a promise of it)",
       default: "`() => 'anonymous'`",
     }),
+  /**
+   * `(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500
+   * internal_error`) and for a failure that costs a host page its links; see [Faults and
+   * errors](../guides/deployment.md#faults-and-errors).
+   * @default a process warning
+   */
   onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR).register(optionDocs, {
     description:
       '`(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500 internal_error`) and for a failure that costs a host page its links; see [Faults and errors](../guides/deployment.md#faults-and-errors)',
     default: 'a process warning',
   }),
+  /**
+   * `(req) => boolean | Promise<boolean>`: the host's hook deciding who may use `agent.adminRouter`; for everyone else
+   * (and when the hook throws, reported through `onError`) the admin router does nothing and the host's 404 stands.
+   * @default `() => false`
+   */
   isAdmin: fn<(req: Request) => boolean | Promise<boolean>>('request → true for an administrator').default(() => DEFAULT_IS_ADMIN).register(optionDocs, {
     description:
       "`(req) => boolean | Promise<boolean>`: the host's hook deciding who may use `agent.adminRouter`; for everyone else (and when the hook throws, reported through `onError`) the admin router does nothing and the host's 404 stands",
     default: '`() => false`',
   }),
+  /**
+   * key (≥ 32 characters) of the admin forms' CSRF tokens; give every instance the same secret, or a form loaded from
+   * one instance (or before a restart) is refused by another with a 403 asking to reload.
+   * @default random per process
+   */
   adminSecret: z.string().min(32, 'must be at least 32 characters').optional().register(optionDocs, {
     description:
       "key (≥ 32 characters) of the admin forms' CSRF tokens; give every instance the same secret, or a form loaded from one instance (or before a restart) is refused by another with a 403 asking to reload",
     default: 'random per process',
   }),
+  /**
+   * `[{ label, href }]` (at most 10; `href` root-relative or http(s)): links the admin pages show next to "Back to the
+   * site", such as the host's own admin: `[{ label: 'Edit resources', href: '/admin/resources' }]`.
+   * @default `[]`
+   */
   adminLinks: z
     .array(
       z
@@ -293,17 +402,29 @@ export const optionsShape = {
       description:
         "`[{ label, href }]` (at most 10; `href` root-relative or http(s)): links the admin pages show next to \"Back to the site\", such as the host's own admin: `[{ label: 'Edit resources', href: '/admin/resources' }]`",
     }),
+  /** the ARD manifest's identifier and registry hints. @default its fields' defaults */
   ard: z
     .object({
+      /**
+       * the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD
+       * manifest](discovery.md#discovery-documents-and-link-headers-decisions)).
+       * @default `'content'`
+       */
       namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content').register(optionDocs, {
         description: 'the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD manifest](discovery.md#discovery-documents-and-link-headers-decisions))',
       }),
+      /** the last part of the ARD identifier; not `mcp` while `mcp` is on. @default `'api'` */
       name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api').register(optionDocs, {
         description: 'the last part of the ARD identifier; not `mcp` while `mcp` is on',
       }),
+      /**
+       * 2 to 5 example questions for ARD registries.
+       * @default `['recent articles', 'search by keyword', 'what does this site publish about a topic']`
+       */
       representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES).register(optionDocs, {
         description: '2 to 5 example questions for ARD registries',
       }),
+      /** `{ trustManifestUrl }`; only then is a trust manifest advertised. @default none */
       identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional().register(optionDocs, {
         description: '`{ trustManifestUrl }`; only then is a trust manifest advertised',
       }),
@@ -311,6 +432,11 @@ export const optionsShape = {
     .strict()
     .prefault({})
     .register(optionDocs, { description: "the ARD manifest's identifier and registry hints", default: 'its fields\' defaults' }),
+  /**
+   * the licence of the API description, as OpenAPI's License Object: `{ name, identifier? }` (an SPDX expression) or `{
+   * name, url? }`; without it `info.license` is left out.
+   * @default none
+   */
   apiLicense: z
     .object({
       name: z.string().trim().min(1).max(200),
@@ -324,20 +450,47 @@ export const optionsShape = {
       description:
         "the licence of the API description, as OpenAPI's License Object: `{ name, identifier? }` (an SPDX expression) or `{ name, url? }`; without it `info.license` is left out",
     }),
+  /**
+   * `true` or `{ path, allowedOrigins }` turns on the read-only MCP endpoint at `/mcp` (or `path`: absolute, no
+   * trailing slash, not under `/.well-known`, `/api/agent` or `/agent`); with it on, `ard.name` must not be `mcp`. A
+   * request with an `Origin` header is served only from the site's own origin (of `baseUrl`, else of the request) or
+   * one of `allowedOrigins` (default none: origins such as `'https://app.example.org'`), else 403; see
+   * [MCP](../guides/mcp.md#mcp-an-opt-in-read-only-mcp-endpoint).
+   * @default `false`
+   */
   mcp: mcpOption.register(optionDocs, {
     description:
       "`true` or `{ path, allowedOrigins }` turns on the read-only MCP endpoint at `/mcp` (or `path`: absolute, no trailing slash, not under `/.well-known`, `/api/agent` or `/agent`); with it on, `ard.name` must not be `mcp`. A request with an `Origin` header is served only from the site's own origin (of `baseUrl`, else of the request) or one of `allowedOrigins` (default none: origins such as `'https://app.example.org'`), else 403; see [MCP](../guides/mcp.md#mcp-an-opt-in-read-only-mcp-endpoint)",
   }),
+  /**
+   * serve `/robots.txt` for a host that has none: `User-agent: *` with the crawler rules (default `Allow: /`) and
+   * Content Signals set on the admin page, and the absolute `Sitemap:` when a sitemap is configured; also turns on the
+   * `Content-Usage` header on content responses when a signal is set; see [robots.txt, AI usage preferences and
+   * CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors).
+   * @default `false`
+   */
   robotsTxt: z.boolean().default(false).register(optionDocs, {
     description:
       'serve `/robots.txt` for a host that has none: `User-agent: *` with the crawler rules (default `Allow: /`) and Content Signals set on the admin page, and the absolute `Sitemap:` when a sitemap is configured; also turns on the `Content-Usage` header on content responses when a signal is set; see [robots.txt, AI usage preferences and CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors)',
   }),
+  /**
+   * `Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents,
+   * robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*`
+   * header is sent (the MCP server card has its own).
+   * @default `false`
+   */
   cors: z.boolean().default(false).register(optionDocs, {
     description:
       '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
   }),
+  /** full-text search (`text=`) on the contract's `fts` column. @default its fields' defaults */
   textSearch: z
     .object({
+      /**
+       * the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`,
+       * …); use the one your `fts` vector is built with; checked at start.
+       * @default `'simple'`
+       */
       configuration: z
         .string()
         .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
@@ -352,10 +505,11 @@ export const optionsShape = {
     .register(optionDocs, { description: "full-text search (`text=`) on the contract's `fts` column", default: 'its fields\' defaults' }),
 };
 
+// Typed by `typeof optionsShape` so that the emitted declarations keep the options' doc comments.
+const optionsObject: z.ZodObject<typeof optionsShape, z.core.$strict> = z.object(optionsShape).strict();
+
 /** The options schema: `optionsShape`, strict, with the rules between options. */
-export const optionsSchema = z
-  .object(optionsShape)
-  .strict()
+export const optionsSchema = optionsObject
   .superRefine((o, ctx) => {
     if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['defaultLanguage'], message: `must be one of languages (${o.languages.join(', ')})` });

@@ -2,11 +2,25 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { GENERATED_DOCS } from '../tools/generated-docs.js';
+import { OPTIONS_SOURCE, optionsSourceWithComments } from '../tools/option-comments.js';
 
-describe('generated reference pages', () => {
+describe('generated files', () => {
   for (const [file, render] of Object.entries(GENERATED_DOCS)) {
     it(`${file} is what its definition generates (run \`npm run docs\` after changing it)`, () => {
       assert.equal(readFileSync(file, 'utf8'), render());
     });
   }
+
+  it('an option\'s doc comment edited by hand is written back from its description', () => {
+    const source = readFileSync(OPTIONS_SOURCE, 'utf8');
+    const comment = '/** apply the migrations at start-up. @default `false` */';
+    assert.ok(source.includes(comment));
+    assert.equal(optionsSourceWithComments(source.replace(comment, '/** run the migrations */')), source);
+    assert.equal(optionsSourceWithComments(source.replace(`${comment}\n  `, '')), source);
+  });
+
+  it('a description no option of the schema has is refused', () => {
+    const source = readFileSync(OPTIONS_SOURCE, 'utf8').replace("description: 'apply the migrations at start-up'", "description: 'apply them'");
+    assert.throws(() => optionsSourceWithComments(source), /no option of the schema has the description apply them/);
+  });
 });
