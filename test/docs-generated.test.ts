@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { GENERATED_DOCS } from '../tools/generated-docs.js';
 import { OPTIONS_SOURCE, optionsSourceWithComments } from '../tools/option-comments.js';
+import { optionRows } from '../src/options-reference.js';
 
 describe('generated files', () => {
   for (const [file, render] of Object.entries(GENERATED_DOCS)) {
@@ -22,5 +23,16 @@ describe('generated files', () => {
   it('a description no option of the schema has is refused', () => {
     const source = readFileSync(OPTIONS_SOURCE, 'utf8').replace("description: 'apply the migrations at start-up'", "description: 'apply them'");
     assert.throws(() => optionsSourceWithComments(source), /no option of the schema has the description apply them/);
+  });
+
+  it("the README's options summary names options of the schema, with the reference's defaults", () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const summary = readme.slice(readme.indexOf('## Options\n'), readme.indexOf('\n## ', readme.indexOf('## Options\n') + 1));
+    const defaults = new Map(optionRows().map((row) => [row.path, row.default]));
+    const rows = [...summary.matchAll(/^\| (`[^|]+`) \| ([^|]+) \|/gm)];
+    assert.ok(rows.length >= 5);
+    for (const [, names, defaultText] of rows) {
+      for (const [, name] of names!.matchAll(/`([^`]+)`/g)) assert.equal(defaultText, defaults.get(name!), `README option ${name}`);
+    }
   });
 });
