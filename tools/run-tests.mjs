@@ -1,17 +1,26 @@
 // The suite (`npm test` runs it after the type check). Every test file is a process of its own
 // (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
-// long file started last is the whole suite's tail); the files that load the machine on purpose
-// (fault injection under load, PgBouncer scale-out) run after the others, alone, since what they
-// check is how the process behaves under a load they make themselves. A file's output is printed
+// long file started last is the whole suite's tail). After them, the files that break their own
+// database connections and poll for the outcome (database faults, aborted requests) run two at a
+// time; last, the ones that load the machine on purpose or hold reads to a tight budget (fault
+// injection under load, PgBouncer scale-out) run alone, since what they check is how the process
+// behaves under a load they make themselves. A file's output is printed
 // whole when it ends (never interleaved), then a summary: every file with its time, pass and fail.
 // `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
-/** Run alone, after the others: each makes the load it checks the process under. */
-const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts', 'test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
+/** Run alone, after the others: each makes the load it checks the process under (fault-load), or holds reads to a tight budget (scale-out, 500 ms). */
+const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
+
+/**
+ * Run after the others, two at a time, before the ALONE files: each breaks its own database connections
+ * (terminated backends, aborted sockets) and polls a few seconds for the outcome, so not beside the
+ * whole pool; each is one process working one core, and the machine has two.
+ */
+const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
 
 /** Started first, longest first (measured in CI); the others follow in name order. */
 const LONGEST = [
@@ -36,7 +45,8 @@ const FILE_TIMEOUT_MS = 20 * 60_000;
 const given = process.argv.slice(2);
 const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
-const pooled = all.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b));
+const pooled = all.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b));
+const paired = all.filter((f) => PAIRED.has(f));
 const alone = all.filter((f) => ALONE.has(f));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, os.availableParallelism() + 1)));
 const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1' };
@@ -77,7 +87,7 @@ async function pool(files, n) {
   return results;
 }
 
-const results = [...(await pool(pooled, concurrency)), ...(await pool(alone, 1))];
+const results = [...(await pool(pooled, concurrency)), ...(await pool(paired, 2)), ...(await pool(alone, 1))];
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
