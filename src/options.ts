@@ -81,40 +81,43 @@ const kyselyInstance = z.custom<Kysely<Database>>(
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL');
 
+const postgresShape = {
+  url: postgresUrl,
+  /** with `{ url }`: the size of the plugin's connection pool, 1 to 200. @default `10` */
+  poolSize: z.number().int().min(1).max(200).optional().register(optionDocs, {
+    description: 'with `{ url }`: the size of the plugin\'s connection pool, 1 to 200',
+    default: '`10`',
+  }),
+  /**
+   * with `{ url }`: send the plugin's reads as named prepared statements (parsed once per connection, plans reusable),
+   * about half the PostgreSQL CPU per read (see [Cost per
+   * request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn it
+   * on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer in
+   * transaction pooling mode (Debian 12's PgBouncer 1.18 cannot carry named statements).
+   * @default `false`
+   */
+  preparedStatements: z.boolean().optional().register(optionDocs, {
+    description:
+      'with `{ url }`: send the plugin\'s reads as named prepared statements (parsed once per connection, plans reusable), about half the PostgreSQL CPU per read (see [Cost per request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer in transaction pooling mode (Debian 12\'s PgBouncer 1.18 cannot carry named statements)',
+    default: '`false`',
+  }),
+  /**
+   * with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the primary)
+   * is then opened only to migrate; see
+   * [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas).
+   * @default none
+   */
+  readUrl: postgresUrl.optional().register(optionDocs, {
+    description:
+      'with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the primary) is then opened only to migrate; see [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas)',
+  }),
+};
+// Each object of options is typed by `typeof` its shape: the emitted declarations then keep the fields' doc
+// comments, which zod's inferred type alone loses.
+const postgresObject: z.ZodObject<typeof postgresShape, z.core.$strict> = z.object(postgresShape).strict();
+
 const databaseOption = z.union([
-  z
-    .object({
-      url: postgresUrl,
-      /** with `{ url }`: the size of the plugin's connection pool, 1 to 200. @default `10` */
-      poolSize: z.number().int().min(1).max(200).optional().register(optionDocs, {
-        description: 'with `{ url }`: the size of the plugin\'s connection pool, 1 to 200',
-        default: '`10`',
-      }),
-      /**
-       * with `{ url }`: send the plugin's reads as named prepared statements (parsed once per connection, plans
-       * reusable), about half the PostgreSQL CPU per read (see [Cost per
-       * request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn
-       * it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer
-       * in transaction pooling mode (Debian 12's PgBouncer 1.18 cannot carry named statements).
-       * @default `false`
-       */
-      preparedStatements: z.boolean().optional().register(optionDocs, {
-        description:
-          'with `{ url }`: send the plugin\'s reads as named prepared statements (parsed once per connection, plans reusable), about half the PostgreSQL CPU per read (see [Cost per request](../../bench/README.md#cost-per-request-against-the-bare-read-earlier-rounds-benchcost-benchts)); turn it on when connecting to PostgreSQL directly or through a session-pooling pooler, leave it off behind PgBouncer in transaction pooling mode (Debian 12\'s PgBouncer 1.18 cannot carry named statements)',
-        default: '`false`',
-      }),
-      /**
-       * with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the
-       * primary) is then opened only to migrate; see
-       * [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas).
-       * @default none
-       */
-      readUrl: postgresUrl.optional().register(optionDocs, {
-        description:
-          'with `{ url }`: a streaming read replica (or a pooler in front of replicas) every read goes to; `url` (the primary) is then opened only to migrate; see [Deployment](../guides/deployment.md#deployment-several-instances-pgbouncer-read-replicas)',
-      }),
-    })
-    .strict(),
+  postgresObject,
   z.object({ dataDir: z.string().min(1) }).strict(),
   z.object({ memory: z.literal(true) }).strict(),
   z.object({ kysely: kyselyInstance }).strict(),
@@ -173,6 +176,50 @@ const mcpOption = z
     const o = v === true ? {} : v;
     return { path: o.path ?? DEFAULT_MCP_PATH, allowedOrigins: Object.freeze([...new Set(o.allowedOrigins ?? [])]) };
   });
+
+const ardShape = {
+  /**
+   * the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD
+   * manifest](discovery.md#discovery-documents-and-link-headers-decisions)).
+   * @default `'content'`
+   */
+  namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content').register(optionDocs, {
+    description: 'the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD manifest](discovery.md#discovery-documents-and-link-headers-decisions))',
+  }),
+  /** the last part of the ARD identifier; not `mcp` while `mcp` is on. @default `'api'` */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api').register(optionDocs, {
+    description: 'the last part of the ARD identifier; not `mcp` while `mcp` is on',
+  }),
+  /**
+   * 2 to 5 example questions for ARD registries.
+   * @default `['recent articles', 'search by keyword', 'what does this site publish about a topic']`
+   */
+  representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES).register(optionDocs, {
+    description: '2 to 5 example questions for ARD registries',
+  }),
+  /** `{ trustManifestUrl }`; only then is a trust manifest advertised. @default none */
+  identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional().register(optionDocs, {
+    description: '`{ trustManifestUrl }`; only then is a trust manifest advertised',
+  }),
+};
+const ardObject: z.ZodObject<typeof ardShape, z.core.$strict> = z.object(ardShape).strict();
+
+const textSearchShape = {
+  /**
+   * the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`, …);
+   * use the one your `fts` vector is built with; checked at start.
+   * @default `'simple'`
+   */
+  configuration: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
+    .default(DEFAULT_TEXT_SEARCH_CONFIGURATION)
+    .register(optionDocs, {
+      description:
+        'the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`, …); use the one your `fts` vector is built with; checked at start',
+    }),
+};
+const textSearchObject: z.ZodObject<typeof textSearchShape, z.core.$strict> = z.object(textSearchShape).strict();
 
 /**
  * The options of `createAgentDiscovery`, each with its validation, its default and its documentation
@@ -403,33 +450,7 @@ export const optionsShape = {
         "`[{ label, href }]` (at most 10; `href` root-relative or http(s)): links the admin pages show next to \"Back to the site\", such as the host's own admin: `[{ label: 'Edit resources', href: '/admin/resources' }]`",
     }),
   /** the ARD manifest's identifier and registry hints. @default its fields' defaults */
-  ard: z
-    .object({
-      /**
-       * the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD
-       * manifest](discovery.md#discovery-documents-and-link-headers-decisions)).
-       * @default `'content'`
-       */
-      namespace: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('content').register(optionDocs, {
-        description: 'the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD manifest](discovery.md#discovery-documents-and-link-headers-decisions))',
-      }),
-      /** the last part of the ARD identifier; not `mcp` while `mcp` is on. @default `'api'` */
-      name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default('api').register(optionDocs, {
-        description: 'the last part of the ARD identifier; not `mcp` while `mcp` is on',
-      }),
-      /**
-       * 2 to 5 example questions for ARD registries.
-       * @default `['recent articles', 'search by keyword', 'what does this site publish about a topic']`
-       */
-      representativeQueries: z.array(z.string().min(1).max(200)).min(2).max(5).default(DEFAULT_REPRESENTATIVE_QUERIES).register(optionDocs, {
-        description: '2 to 5 example questions for ARD registries',
-      }),
-      /** `{ trustManifestUrl }`; only then is a trust manifest advertised. @default none */
-      identity: z.object({ trustManifestUrl: absoluteHttpUrl }).strict().optional().register(optionDocs, {
-        description: '`{ trustManifestUrl }`; only then is a trust manifest advertised',
-      }),
-    })
-    .strict()
+  ard: ardObject
     .prefault({})
     .register(optionDocs, { description: "the ARD manifest's identifier and registry hints", default: 'its fields\' defaults' }),
   /**
@@ -484,28 +505,12 @@ export const optionsShape = {
       '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
   }),
   /** full-text search (`text=`) on the contract's `fts` column. @default its fields' defaults */
-  textSearch: z
-    .object({
-      /**
-       * the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`,
-       * …); use the one your `fts` vector is built with; checked at start.
-       * @default `'simple'`
-       */
-      configuration: z
-        .string()
-        .regex(/^[a-z_][a-z0-9_]*$/, 'expected the name of a text search configuration, such as "simple", "english" or "german"')
-        .default(DEFAULT_TEXT_SEARCH_CONFIGURATION)
-        .register(optionDocs, {
-          description:
-            'the PostgreSQL text search configuration `text=` is parsed with (`websearch_to_tsquery`; `english`, `german`, …); use the one your `fts` vector is built with; checked at start',
-        }),
-    })
-    .strict()
+  textSearch: textSearchObject
     .prefault({})
     .register(optionDocs, { description: "full-text search (`text=`) on the contract's `fts` column", default: 'its fields\' defaults' }),
 };
 
-// Typed by `typeof optionsShape` so that the emitted declarations keep the options' doc comments.
+// Typed by `typeof optionsShape`, as `postgresObject`: the declarations keep the options' doc comments.
 const optionsObject: z.ZodObject<typeof optionsShape, z.core.$strict> = z.object(optionsShape).strict();
 
 /** The options schema: `optionsShape`, strict, with the rules between options. */
