@@ -13,7 +13,9 @@ import {
   type DatabaseOption,
   type ResolvedOptions,
 } from '../src/index.js';
+import ts from 'typescript';
 import { resolveOptions } from '../src/options.js';
+import { optionRows } from '../src/options-reference.js';
 
 /**
  * Type tests of the public API: `npm test` runs `tsc --noEmit` over this file, so every line below
@@ -177,5 +179,16 @@ describe('public options: the defaults the options reference documents', () => {
   it('the default language is the first of languages, and a bad option names itself', () => {
     assert.equal(resolveOptions({ siteTitle: 'Example', languages: ['nl', 'en'], database: { memory: true } }).defaultLanguage, 'nl');
     assert.throws(() => resolveOptions({ siteTitle: 'Example', database: { memory: true }, budgetMs: 50 }), /option "budgetMs"/);
+  });
+});
+
+describe('public options: the doc comments an editor shows', () => {
+  it("every option's description is a doc comment in the declarations the package ships, nested options too", () => {
+    const config = ts.getParsedCommandLineOfConfigFile('tsconfig.build.json', {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+    const program = ts.createProgram(['src/options.ts'], { ...config.options, emitDeclarationOnly: true });
+    let declarations = '';
+    program.emit(program.getSourceFile('src/options.ts'), (name, text) => void (name.endsWith('options.d.ts') && (declarations = text)), undefined, true);
+    const missing = optionRows().filter((row) => !declarations.includes(`* ${row.description.slice(0, 40)}`));
+    assert.deepEqual(missing.map((row) => row.path), []);
   });
 });
