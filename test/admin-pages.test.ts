@@ -1,7 +1,5 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type express from 'express';
 import request from 'supertest';
@@ -10,7 +8,8 @@ import { createAgentDiscovery } from '../src/index.js';
 import { openDemoDatabase } from './support/demo.js';
 import { Migrator } from 'kysely/migration';
 import { backends, type TestDatabase } from './support/backends.js';
-import { createExampleSite, type ExampleSite } from '../example-site/app.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
+import { createExampleSite } from '../example-site/app.js';
 import { adminCookie } from '../example-site/session.js';
 import { DEMO } from '../example-site/seed.js';
 import { seedDemoContent } from '../example-site/seed.js';
@@ -61,24 +60,16 @@ const settingsFields = (token: string, extra: Record<string, string> = {}) => ({
 
 for (const backend of backends) {
   describe(`agent admin pages (${backend.name})`, () => {
+    let running: RunningSite;
     let content: TestDatabase;
-    let site: ExampleSite;
-    let server: Server;
     let base: string;
     let admin: string;
     before(async () => {
-      content = await backend.open();
-      site = await createExampleSite({ database: { kysely: content.db } });
-      server = await new Promise<Server>((resolve) => {
-        const s = site.app.listen(0, '127.0.0.1', () => resolve(s));
-      });
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      admin = adminCookie(site.session);
+      running = await startExampleSite(backend);
+      ({ content, origin: base } = running);
+      admin = adminCookie(running.site.session);
     });
-    after(async () => {
-      server?.close();
-      await content?.close();
-    });
+    after(() => running?.close());
 
     it('anonymous visitors and forged cookies get the site\'s own 404 on every admin URL, GET and POST', async () => {
       const missing = await fetch(`${base}/no/such/page`);
@@ -282,7 +273,7 @@ for (const backend of backends) {
       const huge = await post(base, '/admin/agent/settings', cookie, settingsFields(token, { description: 'x'.repeat(5 * 1024 * 1024) }));
       assert.equal(huge.status, 413);
       assert.match(await huge.text(), /The form is larger than 4 MiB/);
-      assert.equal((await site.agent.settings()).source.description, 'options');
+      assert.equal((await running.site.agent.settings()).source.description, 'options');
     });
 
     it('a saved setting applies to the next request of llms.txt, API help, ARD, OpenAPI and the API root; site noindex hides every listing', async () => {

@@ -1,13 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends, type TestDatabase } from './support/backends.js';
-import { createExampleSite } from '../example-site/app.js';
+import { backends } from './support/backends.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { DEMO } from '../example-site/seed.js';
 
 /** The one DOM function these tests call inside the page (the test project is compiled without DOM types). */
@@ -24,8 +22,7 @@ const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
 // visitors get 404. Then the site's own editor makes a resource private and agents lose it at once.
 for (const backend of backends) {
   describe(`the administrator in a real browser (Debian Chromium, ${backend.name})`, { skip: chromiumSkip }, () => {
-    let content: TestDatabase;
-    let server: Server;
+    let running: RunningSite;
     let base: string;
     let browser: Browser;
     let page: Page;
@@ -34,12 +31,9 @@ for (const backend of backends) {
     const screenshot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${backend.name.toLowerCase()}-${name}.png`), fullPage: true });
     before(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
-      content = await backend.open();
-      const site = await createExampleSite({ database: { kysely: content.db } });
-      server = await new Promise<Server>((resolve) => {
-        const s = site.app.listen(0, '127.0.0.1', () => resolve(s));
-      });
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      running = await startExampleSite(backend);
+      base = running.origin;
+      const { site } = running;
       browser = await launchChromium();
       const context = await browser.newContext({ javaScriptEnabled: false });
       page = await context.newPage();
@@ -51,8 +45,7 @@ for (const backend of backends) {
     });
     after(async () => {
       await browser?.close();
-      server?.close();
-      await content?.close();
+      await running?.close();
     });
 
     it('the home page shows no API links in its body (they are in <head>); the admin area shows API help', async () => {

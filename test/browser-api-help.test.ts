@@ -1,33 +1,25 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends, type TestDatabase } from './support/backends.js';
-import { createExampleSite } from '../example-site/app.js';
+import { backends } from './support/backends.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { DEMO } from '../example-site/seed.js';
 
 // A person's view: the API help page in a real browser, its search example clicked, and an
 // ordinary page whose visible body says nothing about the API (discovery lives in <head> only).
 describe('in a real browser (Debian Chromium)', { skip: chromiumSkip }, () => {
-  let content: TestDatabase;
-  let server: Server;
+  let running: RunningSite;
   let base: string;
   let browser: Browser;
   before(async () => {
-    content = await backends[0]!.open();
-    const site = await createExampleSite({ database: { kysely: content.db } });
-    server = await new Promise<Server>((resolve) => {
-      const s = site.app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    running = await startExampleSite(backends[0]!);
+    base = running.origin;
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
-    server?.close();
-    await content?.close();
+    await running?.close();
   });
 
   it('the API help page\'s search example is clickable and returns public results', async () => {

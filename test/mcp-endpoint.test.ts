@@ -4,10 +4,9 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { backends, type TestDatabase } from './support/backends.js';
-import { analyze } from './support/fetchkit.js';
-import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
-import { createExampleSite, type ExampleSite } from '../example-site/app.js';
+import { backends } from './support/backends.js';
+import { callError, callOk, connectMcp, walkRest, walkTool } from './support/mcp-client.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
 import { DEMO } from '../example-site/seed.js';
 
@@ -21,24 +20,17 @@ const restJson = async (url: string, headers: Record<string, string> = {}) => {
 
 for (const backend of backends) {
   describe(`MCP endpoint of the example site [${backend.name}]`, () => {
-    let content: TestDatabase;
-    let site: ExampleSite;
-    let web: Listening;
+    let web: RunningSite;
     let client: Client;
     let mcpUrl: string;
     before(async () => {
-      content = await backend.open();
-      site = await createExampleSite({ database: { kysely: content.db } });
-      await analyze(content.db);
-      web = await listen(site.app);
+      web = await startExampleSite(backend, { analyze: true });
       mcpUrl = `${web.origin}/mcp`;
       client = await connectMcp(mcpUrl);
     });
     after(async () => {
       await client?.close();
       await web?.close();
-      await site?.close();
-      await content?.close();
     });
 
     it('initializes: server name from the host, tools and resources, instructions', () => {
@@ -206,7 +198,7 @@ for (const backend of backends) {
     });
 
     it("an administrator's session cookie changes nothing", async () => {
-      const cookie = adminCookie(site.session);
+      const cookie = adminCookie(web.site.session);
       // The host honours the cookie: the administrator sees the private page.
       assert.equal((await fetch(`${web.origin}/en/page/${await idOf(client, DEMO.welcome)}`, { headers: { cookie } })).status, 200);
       const admin = await connectMcp(mcpUrl, { cookie });
@@ -231,7 +223,7 @@ for (const backend of backends) {
       }
       const res = await fetch(mcpUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', cookie: adminCookie(site.session) },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', cookie: adminCookie(web.site.session) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       assert.equal(res.status, 200);

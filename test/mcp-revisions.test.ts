@@ -1,11 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends, type TestDatabase } from './support/backends.js';
-import { analyze } from './support/fetchkit.js';
-import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
+import { backends } from './support/backends.js';
+import { callError, callOk, connectMcp, walkRest, walkTool } from './support/mcp-client.js';
 import { MODERN_REVISION, ModernMcpClient, ModernMcpError } from './support/mcp-modern-client.js';
-import { createExampleSite, type ExampleSite } from '../example-site/app.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
 import { DEMO } from '../example-site/seed.js';
 
@@ -27,17 +26,12 @@ async function listAll(client: { listResources(p: { cursor?: string }): Promise<
 
 for (const backend of backends) {
   describe(`MCP: 2026-07-28 and 2025-11-25 on one endpoint [${backend.name}]`, () => {
-    let content: TestDatabase;
-    let site: ExampleSite;
-    let web: Listening;
+    let web: RunningSite;
     let legacy: Client;
     let modern: ModernMcpClient;
     let mcpUrl: string;
     before(async () => {
-      content = await backend.open();
-      site = await createExampleSite({ database: { kysely: content.db } });
-      await analyze(content.db);
-      web = await listen(site.app);
+      web = await startExampleSite(backend, { analyze: true });
       mcpUrl = `${web.origin}/mcp`;
       legacy = await connectMcp(mcpUrl);
       modern = new ModernMcpClient(mcpUrl);
@@ -45,8 +39,6 @@ for (const backend of backends) {
     after(async () => {
       await legacy?.close();
       await web?.close();
-      await site?.close();
-      await content?.close();
     });
 
     it('the SDK client negotiates 2025-11-25; server/discover answers the stateless revision with the same server', async () => {
@@ -136,7 +128,7 @@ for (const backend of backends) {
     });
 
     it("an administrator's cookie changes nothing in 2026-07-28 either", async () => {
-      const admin = new ModernMcpClient(mcpUrl, { cookie: adminCookie(site.session) });
+      const admin = new ModernMcpClient(mcpUrl, { cookie: adminCookie(web.site.session) });
       assert.deepEqual(await walkTool(admin, 'search', { pagelen: '50' }), await walkTool(modern, 'search', { pagelen: '50' }));
       assert.equal(await callError(admin, 'read_resource', { id: DEMO.private }), await callError(modern, 'read_resource', { id: DEMO.private }));
       const res = await admin.exchange('tools/list');

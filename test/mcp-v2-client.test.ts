@@ -5,12 +5,11 @@ import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/in
 import { ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/client';
 import { backends, type TestDatabase } from './support/backends.js';
 import { idOf, pluginApp } from './support/demo.js';
-import { analyze } from './support/fetchkit.js';
 import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
 import { callError, callOk, connectMcp, listen, walkRest, type Listening } from './support/mcp-client.js';
 import { MODERN_REVISION, ModernMcpClient } from './support/mcp-modern-client.js';
 import { connectMcpV2, resourcePages, toolPages, v2ResourcePage, type V2Connection } from './support/mcp-v2-client.js';
-import { createExampleSite, type ExampleSite } from '../example-site/app.js';
+import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
 import { DEMO } from '../example-site/seed.js';
 
@@ -35,9 +34,7 @@ const resourceId = (uri: string) => Number(/\/agent\/resource\/(\d+)\/markdown$/
 
 for (const backend of backends) {
   describe(`MCP: the v2 SDK client (2026-07-28) and the 1.x SDK client agree on the example site [${backend.name}]`, () => {
-    let content: TestDatabase;
-    let site: ExampleSite;
-    let web: Listening;
+    let web: RunningSite;
     let mcpUrl: string;
     let legacy: LegacyClient;
     let v2: V2Connection;
@@ -49,10 +46,7 @@ for (const backend of backends) {
     /** The recent demo resources and every SAMPLE-th of the others. */
     const toRead = (id: number) => recentIds.includes(id) || listedIds.indexOf(id) % SAMPLE === 0;
     before(async () => {
-      content = await backend.open();
-      site = await createExampleSite({ database: { kysely: content.db } });
-      await analyze(content.db);
-      web = await listen(site.app);
+      web = await startExampleSite(backend, { analyze: true });
       mcpUrl = `${web.origin}/mcp`;
       legacy = await connectMcp(mcpUrl);
       v2 = await connectMcpV2(mcpUrl);
@@ -65,8 +59,6 @@ for (const backend of backends) {
       await v2?.client.close();
       await legacy?.close();
       await web?.close();
-      await site?.close();
-      await content?.close();
     });
 
     it('connects by server/discover and negotiates 2026-07-28, the same server the 1.x client initialized', async () => {
@@ -148,7 +140,7 @@ for (const backend of backends) {
       assert.deepEqual(resourceTemplates, (await legacy.listResourceTemplates()).resourceTemplates);
       assert.equal(resourceTemplates.length, 1);
       const template = new UriTemplate(resourceTemplates[0]!.uriTemplate);
-      const welcome = await idOf(content.db, DEMO.welcome);
+      const welcome = await idOf(web.content.db, DEMO.welcome);
       for (const variables of [{ id: String(welcome) }, { id: String(welcome), language: 'nl' }, { id: DEMO.about, language: 'en' }] as Record<string, string>[]) {
         const uri = template.expand(variables);
         assert.ok(uri.startsWith(`${web.origin}/agent/resource/`), uri);
@@ -162,7 +154,7 @@ for (const backend of backends) {
 
     it('never leaks: private, unpublished, scheduled and expired resources are in no result and read as "resource not found"', async () => {
       const hidden = [DEMO.private, DEMO.unpublished, DEMO.scheduled, DEMO.expired];
-      const hiddenIds = await Promise.all(hidden.map((name) => idOf(content.db, name)));
+      const hiddenIds = await Promise.all(hidden.map((name) => idOf(web.content.db, name)));
       const seen: string[] = [];
       for (const args of [...SEARCHES, { text: 'secret', pagelen: '10' }, { text: 'salaries' }]) {
         for (const page of await toolPages(v2.client, 'search', args)) {
@@ -191,13 +183,13 @@ for (const backend of backends) {
       }
       assert.equal(await callError(v2.client, 'read_resource', { id: '999999999' }), NOT_FOUND, 'a missing one reads the same');
       // Readable but never listed: a noindex resource.
-      const noindex = await idOf(content.db, DEMO.noindex);
+      const noindex = await idOf(web.content.db, DEMO.noindex);
       assert.ok(!listed.some((r) => resourceId(r.uri) === noindex));
       assert.equal((await callOk(v2.client, 'read_resource', { id: DEMO.noindex })).structured.id, noindex);
     });
 
     it("an administrator's cookie changes nothing through the v2 client", async () => {
-      const admin = await connectMcpV2(mcpUrl, 'auto', { cookie: adminCookie(site.session) });
+      const admin = await connectMcpV2(mcpUrl, 'auto', { cookie: adminCookie(web.site.session) });
       assert.deepEqual(await toolPages(admin.client, 'search', { pagelen: '100' }), await toolPages(v2.client, 'search', { pagelen: '100' }));
       assert.equal(await callError(admin.client, 'read_resource', { id: DEMO.private }), NOT_FOUND);
       await admin.client.close();
