@@ -16,9 +16,11 @@ import { DEMO_PLUGIN_OPTIONS, openDemoDatabase, pluginApp, type DemoDatabase } f
 const BASE = 'https://harbour.example';
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 const frame = (maxBytes: number) => ({ siteTitle: 'Harbour', summary: 'About harbours.', maxBytes, searchUrl: `${BASE}/api/agent/search?sort=newest`, llmsTxtUrl: `${BASE}/llms.txt` });
-async function* each(entries: readonly LlmsFullEntry[]) {
-  yield* entries;
-}
+/** A source of these entries, whatever room is left. */
+const each = (entries: readonly LlmsFullEntry[]) =>
+  async function* () {
+    yield* entries;
+  };
 /** The closing note's count and whether it says the rest were cut; fails when the body does not end with it. */
 function closing(body: string): { included: number; cut: boolean } {
   const m = new RegExp(`\\n${CLOSING_HEADING}\\n\\n(\\d+) resources? included[^\\n]*Continue with the search, newest first: ${BASE}/api/agent/search\\?sort=newest [^\\n]*${BASE}/llms\\.txt\\.\\n$`).exec(body);

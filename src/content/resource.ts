@@ -16,8 +16,12 @@ export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef
   return rows[0];
 }
 
-/** The statement of {@link readVisibleResource}. */
-function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
+/**
+ * Every column of a resource's read (its summary, content, licensing, medium and category chain),
+ * from `rsc as r`, its visible category `cat` and its medium `m`, with no condition yet: a caller adds
+ * the rule it reads under (`anonymousVisible`, or the search's `listable`).
+ */
+export function resourceReadColumns(db: Kysely<Database>) {
   return fromResourcesWithCategory(db)
     .leftJoin('medium as m', 'm.rsc_id', 'r.id')
     .select(SUMMARY_COLUMNS)
@@ -36,9 +40,12 @@ function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef 
       'm.filename as medium_filename',
       // Template selection's category chain, read here rather than by a second statement.
       categoryChainColumn('r').as('category_chain'),
-    ])
-    .where(anonymousVisible('r'))
-    .where(byRef('r', ref));
+    ]);
+}
+
+/** The statement of {@link readVisibleResource}. */
+function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
+  return resourceReadColumns(db).where(anonymousVisible('r')).where(byRef('r', ref));
 }
 
 const reusableVisibleResource = reusableQuery(visibleResourceQuery);

@@ -1,8 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentContext } from '../context.js';
 import { PATHS } from '../paths.js';
-import { searchResources } from '../content/search.js';
-import { markdownRepresentation } from '../representations/resource-markdown.js';
+import { chooseLanguage } from '../content/language.js';
+import { readNewestResources } from '../content/newest-resources.js';
+import { markdownDocument } from '../representations/resource-markdown.js';
 import { unavailable } from '../http/errors.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { ResolvedOptions } from '../options.js';
@@ -14,27 +15,39 @@ import { newestResources } from './site-content.js';
 import { MEDIA } from '../links/site-links.js';
 import { OneBuildAtATime } from './one-build-at-a-time.js';
 
-/** How many resources each search of the build reads. */
-const PAGE = 50;
+/** The most resources the first statement of a build reads, and any later one. */
+const FIRST_CHUNK = 10;
+const CHUNK = 50;
 
 /**
  * The newest public, indexable resources (`sort=newest`, as the search lists them) with their
- * Markdown as the Markdown read serves it, in the site default language when they have it. Read page
- * by page, only as far as the caller iterates; each resource is composed in a turn of its own
+ * Markdown as the Markdown read serves it, in the site default language when they have it. Each
+ * statement reads a chunk of them whole (`readNewestResources`): 10 first, then no more than would
+ * fill the `room()` left at the smallest size a resource took so far, plus one (which tells whether
+ * the rest were cut), and never more than 50. Each resource is composed in a turn of its own
  * (conversion of large bodies runs in the worker threads), so a long build never holds the event loop.
  */
-async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base: string): AsyncGenerator<LlmsFullEntry> {
+async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base: string, room: () => number): AsyncGenerator<LlmsFullEntry> {
   if (options.noindex) return;
-  for (let offset = 0; ; offset += PAGE) {
-    const rows = await searchResources(ctx.db, { sort: 'newest', siteNoindex: false, offset, limit: PAGE });
-    for (const r of newestResources(rows, options)) {
+  let smallest = Infinity;
+  let after: readonly number[] | undefined;
+  do {
+    const limit = smallest === Infinity ? FIRST_CHUNK : Math.min(CHUNK, Math.floor(room() / smallest) + 1);
+    const page = await readNewestResources(ctx.db, { siteNoindex: false, after, limit });
+    const listed = newestResources(page.rows, options);
+    for (const [i, row] of page.rows.entries()) {
+      const { id, title, language } = listed[i]!;
       await nextTurn();
-      const markdown = await markdownRepresentation(ctx, r.id, r.language, base);
-      if (!markdown) continue;
-      yield { title: r.title, url: absoluteUrl(base, PATHS.markdown.url({ id: r.id }), { language: markdown.language }), markdown: markdown.body };
+      // As the Markdown read answers a request for `language` (`markdownRepresentation`).
+      const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
+      const markdown = await markdownDocument(ctx, row, lang, base);
+      const before = room();
+      yield { title, url: absoluteUrl(base, PATHS.markdown.url({ id }), { language: lang.language }), markdown };
+      // Resumed only when it fitted: it took what the room lost.
+      smallest = Math.min(smallest, before - room());
     }
-    if (rows.length < PAGE) return;
-  }
+    after = page.next;
+  } while (after);
 }
 
 /** The llms-full.txt body for a public base, within the `llmsFull` byte budget. */
@@ -48,7 +61,7 @@ async function buildLlmsFull(ctx: AgentContext, base: string, maxBytes: number):
       searchUrl: absoluteUrl(base, PATHS.search.url(), { sort: 'newest' }),
       llmsTxtUrl: absoluteUrl(base, PATHS.llmsTxt.url()),
     },
-    newestMarkdown(ctx, options, base),
+    (room) => newestMarkdown(ctx, options, base, room),
   );
 }
 

@@ -44,11 +44,18 @@ const block = (e: LlmsFullEntry) => `\n---\n\n## ${markdownLine(boundText(plainL
 const cutMarker = (e: LlmsFullEntry) => `\n\n[… cut here: the whole resource is at ${e.url}]\n`;
 
 /**
+ * The resources of llms-full.txt, newest first, read only as far as the assembler goes. `room()` is
+ * how many bytes the resources not yet taken may still fill: a source reads no more of them than
+ * can fit (and one more, which tells whether the rest were cut).
+ */
+export type LlmsFullSource = (room: () => number) => AsyncIterable<LlmsFullEntry>;
+
+/**
  * `/llms-full.txt`: the site title and summary, then each resource's Markdown under its own heading
  * with its URL, newest first, while they fit the byte budget; always ending with the closing note.
  * The body never exceeds `maxBytes` of UTF-8: the resources are cut at a whole resource, and when
  * not even the first fits, it is cut at a character boundary with a marker. `entries` is read only
- * as far as needed.
+ * as far as needed: no entry past the first that does not fit.
  *
  * ```text
  * # Example Site
@@ -68,7 +75,7 @@ const cutMarker = (e: LlmsFullEntry) => `\n\n[… cut here: the whole resource i
  * …
  * ```
  */
-export async function assembleLlmsFull(frame: LlmsFullFrame, entries: AsyncIterable<LlmsFullEntry>): Promise<string> {
+export async function assembleLlmsFull(frame: LlmsFullFrame, entries: LlmsFullSource): Promise<string> {
   const reserve = byteLength(closingNote(frame, MAX_COUNT, true, true));
   const siteTitle = markdownLine(frame.siteTitle);
   let head =
@@ -81,7 +88,7 @@ export async function assembleLlmsFull(frame: LlmsFullFrame, entries: AsyncItera
   let included = 0;
   let cut = false;
   let partial = false;
-  for await (const entry of entries) {
+  for await (const entry of entries(() => room)) {
     const text = block(entry);
     const size = byteLength(text);
     if (size <= room) {
