@@ -11,10 +11,17 @@ function literal(value: unknown): string {
   throw new TypeError(`no words for the default ${String(value)}: give the option's doc a default`);
 }
 
+/** The schema a pipe (its input side), a default or an optional wraps. */
+function unwrapped(schema: z.core.$ZodType): z.core.$ZodType | undefined {
+  if (schema instanceof z.ZodPipe) return schema.in;
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional) return schema.unwrap();
+  return undefined;
+}
+
 /** The schemas an option's schema wraps or is made of, with the key each adds to the option's path. */
 function parts(schema: z.core.$ZodType): Array<[key: string | undefined, schema: z.core.$ZodType]> {
-  if (schema instanceof z.ZodPipe) return [[undefined, schema.in]];
-  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional) return [[undefined, schema.unwrap()]];
+  const inner = unwrapped(schema);
+  if (inner) return [[undefined, inner]];
   if (schema instanceof z.ZodUnion) return schema.options.map((option) => [undefined, option]);
   if (schema instanceof z.ZodObject) return Object.entries(schema.shape as Record<string, z.core.$ZodType>);
   return [];
@@ -23,7 +30,7 @@ function parts(schema: z.core.$ZodType): Array<[key: string | undefined, schema:
 /** The default an option's schema fills in, in words: its doc's, else its `.default()`, else required or none. */
 function defaultText(schema: z.core.$ZodType, doc: OptionDoc): string {
   if (doc.default !== undefined) return doc.default;
-  for (let s: z.core.$ZodType | undefined = schema; s; s = parts(s).length === 1 ? parts(s)[0]![1] : undefined) {
+  for (let s: z.core.$ZodType | undefined = schema; s; s = unwrapped(s)) {
     if (s instanceof z.ZodDefault) return `\`${literal(s.def.defaultValue)}\``;
     if (s instanceof z.ZodOptional) return 'none';
   }
@@ -38,8 +45,8 @@ function* documented(schema: z.core.$ZodType, path: string[]): Generator<{ path:
 }
 
 /** Every documented option, in the schema's order: its path, its meaning and its default in words. */
-export function optionRows(): Array<{ path: string; description: string; default: string }> {
-  return Object.entries(optionsShape).flatMap(([key, schema]) => {
+export function optionRows(shape: Record<string, z.core.$ZodType> = optionsShape): Array<{ path: string; description: string; default: string }> {
+  return Object.entries(shape).flatMap(([key, schema]) => {
     if (!optionDocs.has(schema)) throw new TypeError(`option ${key} has no documentation (optionDocs)`);
     return [...documented(schema, [key])].map((row) => ({ path: row.path, description: row.doc.description, default: defaultText(row.schema, row.doc) }));
   });
