@@ -60,7 +60,11 @@ export interface OptionDoc {
   description: string;
   default?: string;
 }
-/** The documentation of each option, registered on the option's schema (`.register(optionDocs, …)`). */
+/**
+ * The documentation of each option, registered on the option's schema (`.register(optionDocs, …)`).
+ * The doc comment above each option's property is a copy for editors: edit the description, then
+ * `npm run docs` rewrites the comment (and `docs/reference/options.md`) from it.
+ */
 export const optionDocs = z.registry<OptionDoc>();
 
 const fn = <T extends (...args: any[]) => unknown>(what: string) =>
