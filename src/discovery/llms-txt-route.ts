@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { searchResources } from '../content/search.js';
 import { notFound } from '../http/errors.js';
@@ -9,11 +10,36 @@ import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
 import { buildCategoryLlmsTxt } from './category-llms-txt.js';
 import { documentRoute } from './document-route.js';
-import { buildLlmsTxt } from './llms-txt.js';
+import { buildLlmsTxt, llmsTxtFrame, type LlmsTxtFrame, type LlmsTxtSite } from './llms-txt.js';
+import { perSettingsCache } from './per-settings-cache.js';
 import { advertisedCategories, MAX_NEWEST, newestResources, newestWithOptions } from './site-content.js';
 import { MEDIA } from '../links/site-links.js';
 
 const discoveryRoute = routeDefiner<AgentContext>();
+
+/** Per context: llms.txt's head and tail, built once per settings value and public base. */
+const frames = new WeakMap<AgentContext, (options: ResolvedOptions, base: string) => LlmsTxtFrame>();
+
+function framer(ctx: AgentContext): (options: ResolvedOptions, base: string) => LlmsTxtFrame {
+  let frame = frames.get(ctx);
+  if (!frame) {
+    frame = perSettingsCache((options, base) => llmsTxtFrame(llmsTxtSite(options, base)));
+    frames.set(ctx, frame);
+  }
+  return frame;
+}
+
+/** What llms.txt says of the site itself, from the options in force. */
+function llmsTxtSite(options: ResolvedOptions, base: string): Omit<LlmsTxtSite, 'categories' | 'newest'> {
+  return {
+    title: options.siteTitle,
+    base,
+    ...(options.llmsNotes ? { notes: options.llmsNotes } : {}),
+    ...(options.description ? { description: options.description } : {}),
+    ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
+    ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()) } } : {}),
+  };
+}
 
 /** The llms.txt body for a public base: the site, its API entry points, its categories and newest resources. */
 export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<string> {
@@ -21,16 +47,7 @@ export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<stri
   const { options } = read;
   const categories = await advertisedCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
   const newest = newestResources(read.newest, options);
-  return buildLlmsTxt({
-    title: options.siteTitle,
-    base,
-    categories,
-    newest,
-    ...(options.llmsNotes ? { notes: options.llmsNotes } : {}),
-    ...(options.description ? { description: options.description } : {}),
-    ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
-    ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()) } } : {}),
-  });
+  return buildLlmsTxt({ title: options.siteTitle, base, categories, newest }, framer(ctx)(options, base));
 }
 
 /** `GET /llms.txt`. */

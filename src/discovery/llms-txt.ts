@@ -54,11 +54,12 @@ const item = llmsItem;
 const byteLength = (lines: readonly string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line, 'utf8') + 1, 0);
 
 /**
- * Sections of list items within a byte budget (`budget` minus the lines already written, `fixed`):
- * each section holds as many of its items as still fit, and a section with none is left out.
+ * Sections of list items within a byte budget (`budget` minus the lines already written, `fixed`, or
+ * their size in bytes): each section holds as many of its items as still fit, and a section with none
+ * is left out.
  */
-export function boundedSections(budget: number, fixed: readonly string[]): (heading: string, items: readonly string[]) => string[] {
-  let room = budget - byteLength(fixed);
+export function boundedSections(budget: number, fixed: readonly string[] | number): (heading: string, items: readonly string[]) => string[] {
+  let room = budget - (typeof fixed === 'number' ? fixed : byteLength(fixed));
   return function section(heading, items) {
     const head = ['', `## ${heading}`, ''];
     let left = room - byteLength(head);
@@ -78,18 +79,23 @@ export function boundedSections(budget: number, fixed: readonly string[]): (head
 export const newestItem = (base: string, r: NewestResource): string =>
   item(r.title, absoluteUrl(base, PATHS.markdown.url({ id: r.id }), { language: r.language }), r.summary ? boundText(oneLine(r.summary), NEWEST_NOTE_CHARS) : 'Markdown, with YAML front matter');
 
+/** What of llms.txt depends on the site alone (not on its content): the lines before the sections, the lines after, and their size. */
+export interface LlmsTxtFrame {
+  readonly head: readonly string[];
+  readonly tail: readonly string[];
+  /** Bytes of UTF-8 the head and tail take, newlines included. */
+  readonly fixedBytes: number;
+}
+
 /**
- * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
- * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
- * points, a search link and the category-scoped llms.txt per public, indexable top-level category,
- * and the Markdown of the newest public, indexable resources. Names and notes are single lines
- * without control or format characters, bounded like every list item; category and newest lines that would take the document
- * past MAX_LLMS_TXT_BYTES are left out.
+ * The head of llms.txt (title, summary, notes, the API section) and its tail (the sitemap), from the
+ * site alone: the route builds it once per settings value and public base, and `buildLlmsTxt` adds
+ * the content's sections.
  */
-export function buildLlmsTxt(site: LlmsTxtSite): string {
+export function llmsTxtFrame(site: Omit<LlmsTxtSite, 'categories' | 'newest'>): LlmsTxtFrame {
   const { base } = site;
   const summary = markdownLine(site.description && oneLine(site.description) ? site.description : defaultDescription(site.title));
-  const lines = [
+  const head = [
     `# ${markdownLine(site.title)}`,
     '',
     `> ${summary}`,
@@ -106,10 +112,23 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     item('ARD manifest', absoluteUrl(base, PATHS.ard.url()), 'Agentic Resource Discovery entry for this API'),
   ];
   if (site.mcp) {
-    lines.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
+    head.push(item('MCP server card', site.mcp.serverCard, `read-only MCP server (Streamable HTTP) at ${site.mcp.endpoint}: tools search, read_resource, related, schema`));
   }
   const tail = site.sitemapUrl ? ['', '## Optional', '', item('Sitemap', site.sitemapUrl, 'XML sitemap of the human-readable pages')] : [];
-  const section = boundedSections(MAX_LLMS_TXT_BYTES, [...lines, ...tail]);
+  return Object.freeze({ head: Object.freeze(head), tail: Object.freeze(tail), fixedBytes: byteLength([...head, ...tail]) });
+}
+
+/**
+ * `/llms.txt` in the llmstxt.org format: one H1 (the site title), one `>` summary line, the notes
+ * paragraphs, and H2 sections whose every line is `- [name](absolute url): note`: the API entry
+ * points, a search link and the category-scoped llms.txt per public, indexable top-level category,
+ * and the Markdown of the newest public, indexable resources. Names and notes are single lines
+ * without control or format characters, bounded like every list item; category and newest lines that would take the document
+ * past MAX_LLMS_TXT_BYTES are left out. `frame` is `llmsTxtFrame(site)`, when the caller keeps it.
+ */
+export function buildLlmsTxt(site: LlmsTxtSite, frame: LlmsTxtFrame = llmsTxtFrame(site)): string {
+  const { base } = site;
+  const section = boundedSections(MAX_LLMS_TXT_BYTES, frame.fixedBytes);
   // Filled in order of importance (the category searches, the newest, then the category indexes);
   // the indexes sit beside the category searches in the document.
   const browse = section(
@@ -121,9 +140,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
     'Category indexes',
     site.categories.map((c) => item(c.title, absoluteUrl(base, PATHS.llmsCategory.url({ category: c.ref })), 'llms.txt of this category: its newest resources, and the search that continues them')),
   );
-  lines.push(...browse, ...indexes, ...newest);
-  lines.push(...tail);
-  return `${lines.join('\n')}\n`;
+  return `${[...frame.head, ...browse, ...indexes, ...newest, ...frame.tail].join('\n')}\n`;
 }
 
 /**
@@ -134,7 +151,7 @@ export function buildLlmsTxt(site: LlmsTxtSite): string {
 const paragraphs = (text: string): string[] => text.split(/\r\n?|\n/).map(markdownLine).filter(Boolean);
 
 /** The operator's notes as paragraphs, or the default notes when they leave nothing to say. */
-function notesParagraphs(site: LlmsTxtSite): string[] {
+function notesParagraphs(site: Pick<LlmsTxtSite, 'title' | 'notes'>): string[] {
   const own = paragraphs(site.notes ?? '');
   return own.length ? own : paragraphs(defaultLlmsNotes(site.title));
 }

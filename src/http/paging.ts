@@ -2,6 +2,7 @@ import { CANDIDATE_LIMIT } from './parameters.js';
 import { continuationScope } from './continuation.js';
 import type { FacadeCall } from './facade-call.js';
 import type { RouteContext } from './route-context.js';
+import { formPair } from './urls.js';
 
 /** The paging parameters every paged read accepts. */
 export interface PageParams {
@@ -51,9 +52,10 @@ export function buildPagedResult<T>(
   const next = page.hasMore && !atBound && page.lastPosition !== undefined;
   let next_url: string | null = null;
   if (next) {
-    const pairs = call.query.filter(([k]) => k !== 'page' && k !== 'cursor').map(([k, v]): [string, string] => [k, v]);
-    pairs.push(['page', String(params.page + 1)], ['cursor', ctx.continuations.encode(scope, params.page + 1, page.lastPosition!)]);
-    next_url = `${call.base}${call.path}?${new URLSearchParams(pairs).toString()}`;
+    let query = '';
+    for (const [k, v] of call.query) if (k !== 'page' && k !== 'cursor') query += `${formPair(k, v)}&`;
+    query += `page=${params.page + 1}&cursor=${ctx.continuations.encode(scope, params.page + 1, page.lastPosition!)}`;
+    next_url = `${call.base}${call.path}?${query}`;
   }
   return {
     items: page.items,

@@ -19,8 +19,23 @@ export const MAX_PAGELEN = 100;
  * `req.query` (whose parser belongs to the host app).
  */
 export function rawQueryPairs(req: Request): [string, string][] {
-  return [...new URLSearchParams(requestTarget(req).query)];
+  const { query } = requestTarget(req);
+  if (!PLAIN_QUERY.test(query)) return [...new URLSearchParams(query)];
+  // Nothing to decode: the pairs URLSearchParams would give, without building one.
+  const pairs: [string, string][] = [];
+  for (const part of query.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    pairs.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
+  }
+  return pairs;
 }
+
+/**
+ * A query that form-urlencoded parsing leaves as written: printable ASCII without `%` or `+` (nothing
+ * to decode), not starting with the `?` that `URLSearchParams` would drop.
+ */
+const PLAIN_QUERY = /^(?!\?)[!-$&-*,-~]*$/;
 
 /** C0 controls other than tab, line feed and carriage return, and DEL: never meaningful in a query. */
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;

@@ -34,9 +34,40 @@ export interface Representation {
   body: string | Buffer;
   contentType: string;
   cacheControl: string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Larger bodies are refused with 413 instead of being sent. */
   maxBytes?: number;
+  /** The strong ETag of `body`, when it is known already (a `FixedBody`): not hashed again. */
+  etag?: string;
+}
+
+/** A text body's UTF-8 bytes and their strong ETag, worked out once. */
+export interface FixedBody {
+  readonly bytes: Buffer;
+  readonly etag: string;
+}
+
+const fixedBodies = new WeakMap<object, FixedBody>();
+
+/**
+ * Marks a text answer that is sent many times unchanged (a document built once per public base or
+ * per settings value): its bytes and strong ETag are computed here, once, and `fixedBodyOf` hands
+ * them to the responder instead of encoding and hashing the same text on every request.
+ *
+ * ```ts
+ * const catalog = fixedBody({ body: JSON.stringify(buildApiCatalog(base)) })
+ * fixedBodyOf(catalog) // { bytes: <Buffer …>, etag: '"1f4-…"' }
+ * ```
+ */
+export function fixedBody<T extends { body: string }>(text: T): T {
+  const bytes = Buffer.from(text.body, 'utf8');
+  fixedBodies.set(text, Object.freeze({ bytes, etag: etag(bytes) }));
+  return text;
+}
+
+/** The bytes and ETag of a text answer marked by `fixedBody`, else undefined. */
+export function fixedBodyOf(text: object): FixedBody | undefined {
+  return fixedBodies.get(text);
 }
 
 /**
@@ -52,12 +83,14 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   res.removeHeader('Set-Cookie');
   setNoSniff(res);
   res.status(200);
-  for (const [name, value] of Object.entries(r.headers ?? {})) res.setHeader(name, value);
+  const headers = r.headers;
+  if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Type', r.contentType);
   res.setHeader('Cache-Control', r.cacheControl);
-  const tag = etag(bytes);
+  const tag = r.etag ?? etag(bytes);
   res.setHeader('ETag', tag);
-  if (isNotModified(req.get('if-none-match'), tag)) {
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && isNotModified(ifNoneMatch, tag)) {
     res.status(304).end();
     return;
   }

@@ -9,11 +9,11 @@ import {
   API_ROBOTS,
   CONTENT_CACHE_CONTROL,
   DISCOVERY_CACHE_CONTROL,
+  fixedBodyOf,
   JSON_CONTENT_TYPE,
   sendErrorEnvelope,
   sendPerCaller,
   sendRepresentation,
-  type Representation,
 } from './representation.js';
 import type { CachePolicy, Route, RouteOutput, RouteResponse, TextBody } from './route.js';
 import type { RouteContext } from './route-context.js';
@@ -63,23 +63,46 @@ export async function runRoute<C, R extends RouteResponse>(
   return (checkResults && route.response.kind === 'envelope' ? documentedResult(route, route.response.result, output) : output) as RouteOutput<R>;
 }
 
+const NO_PATH_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** The route's path parameters as the router decoded them. */
 function pathParams(req: Request, route: Route<unknown>): Record<string, string> {
-  return Object.fromEntries(route.path.params.map((name) => [name, String(req.params[name])]));
+  const names = route.path.params;
+  if (names.length === 0) return NO_PATH_PARAMS;
+  const params: Record<string, string> = {};
+  for (const name of names) params[name] = String(req.params[name]);
+  return params;
 }
 
-/** Sends a route's output under its policy: the envelope or text body, cache rules, ETag and size bound. */
+/**
+ * Sends a route's output under its policy: the envelope or text body, cache rules, ETag and size
+ * bound. A text body marked by `fixedBody` goes out as its bytes and ETag, computed once.
+ */
 function sendOutput(req: Request, res: Response, route: Route<unknown>, output: unknown, maxBodyBytes: number): void {
   const { response, policy } = route;
-  const r: Pick<Representation, 'body' | 'contentType' | 'headers'> =
-    response.kind === 'envelope'
-      ? { body: JSON.stringify({ status: 'ok', result: output }), contentType: JSON_CONTENT_TYPE }
-      : { body: (output as TextBody).body, contentType: response.contentType, ...((output as TextBody).headers ? { headers: (output as TextBody).headers } : {}) };
-  if (policy.cache === 'perCaller') return sendPerCaller(req, res, r);
+  let body: string | Buffer;
+  let contentType: string;
+  let headers: Record<string, string> | undefined;
+  let tag: string | undefined;
+  if (response.kind === 'envelope') {
+    body = `{"status":"ok","result":${JSON.stringify(output)}}`;
+    contentType = JSON_CONTENT_TYPE;
+  } else {
+    const text = output as TextBody;
+    const fixed = fixedBodyOf(text);
+    body = fixed ? fixed.bytes : text.body;
+    tag = fixed?.etag;
+    contentType = response.contentType;
+    headers = text.headers;
+  }
+  if (policy.cache === 'perCaller') return sendPerCaller(req, res, { body, contentType });
   sendRepresentation(req, res, {
-    ...r,
+    body,
+    contentType,
+    headers,
     cacheControl: CACHE_CONTROL[policy.cache],
     ...(policy.sizeBound ? { maxBytes: maxBodyBytes } : {}),
+    ...(tag !== undefined ? { etag: tag } : {}),
   });
 }
 
@@ -97,10 +120,15 @@ export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObj
     if (route.policy.noindex) res.setHeader('X-Robots-Tag', API_ROBOTS);
     try {
       const call = callFromRequest(req, route.policy.absoluteUrls ? ctx.baseUrl(req) : () => ctx.baseUrl(req));
-      const [output, usage] = await withBudget(ctx.options.budgetMs, () =>
-        Promise.all([runRoute(route, ctx, call, pathParams(req, route), req), contentUsage?.()]),
-      );
-      if (usage) res.setHeader('Content-Usage', usage);
+      const params = pathParams(req, route);
+      let output: unknown;
+      if (contentUsage) {
+        const [routeOutput, usage] = await withBudget(ctx.options.budgetMs, () => Promise.all([runRoute(route, ctx, call, params, req), contentUsage()]));
+        output = routeOutput;
+        if (usage) res.setHeader('Content-Usage', usage);
+      } else {
+        output = await withBudget(ctx.options.budgetMs, () => runRoute(route, ctx, call, params, req));
+      }
       sendOutput(req, res, route, output, ctx.options.maxBodyBytes);
     } catch (error) {
       if (!res.headersSent) res.removeHeader('Content-Usage');

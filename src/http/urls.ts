@@ -51,6 +51,11 @@ export function pathTemplate<T extends string>(template: T): PathTemplate<Templa
 /** Query values that `application/x-www-form-urlencoded` serialization leaves as they are. */
 const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
 
+/** One `name=value` query pair as `URLSearchParams` serializes it; the common case (nothing to encode) without building one. */
+export function formPair(name: string, value: string): string {
+  return FORM_SAFE.test(name) && FORM_SAFE.test(value) ? `${name}=${value}` : new URLSearchParams([[name, value]]).toString();
+}
+
 /** An absolute URL on the public base, with an optional query (serialized as `URLSearchParams` does). */
 export function absoluteUrl(base: string, path: string, query?: Record<string, string | number | undefined>): string {
   if (!query) return `${base}${path}`;
@@ -58,9 +63,8 @@ export function absoluteUrl(base: string, path: string, query?: Record<string, s
   for (const key in query) {
     const value = query[key];
     if (value === undefined) continue;
-    const v = String(value);
     // The common case (a language code, an id) needs no encoding; anything else goes through URLSearchParams.
-    const pair = FORM_SAFE.test(key) && FORM_SAFE.test(v) ? `${key}=${v}` : new URLSearchParams([[key, v]]).toString();
+    const pair = formPair(key, String(value));
     qs += qs ? `&${pair}` : `?${pair}`;
   }
   return `${base}${path}${qs}`;
