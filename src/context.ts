@@ -42,6 +42,6 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     continuations: createContinuationCodec(options.continuationSecret),
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
     // The AI preferences are opt-in with robots.txt: a site without it pays no settings read per content response.
-    contentUsage: options.robotsTxt ? () => readContentUsage(content.db) : noContentUsage,
+    contentUsage: options.robotsTxt ? () => readContentUsage(content.db, options) : noContentUsage,
   });
 }

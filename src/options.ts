@@ -159,6 +159,12 @@ const llmsFullOption = z
   .default(false)
   .transform((v): false | { maxBytes: number } => (v === false ? false : { maxBytes: (v === true ? undefined : v.maxBytes) ?? DEFAULT_LLMS_FULL_BYTES }));
 
+/** `contentSignals`: the site's Content Signals in code, each `true` (yes), `false` (no) or left out (not said). */
+const contentSignalsOption = z
+  .object({ search: z.boolean().optional(), 'ai-input': z.boolean().optional(), 'ai-train': z.boolean().optional() })
+  .strict()
+  .default({});
+
 /** `mcp`: off (default), on at `/mcp`, or on at a path of its own; resolved to `false | { path, allowedOrigins }`. */
 const mcpOption = z
   .union([
@@ -497,6 +503,18 @@ export const optionsShape = {
   robotsTxt: z.boolean().default(false).register(optionDocs, {
     description:
       'serve `/robots.txt` for a host that has none: `User-agent: *` with the crawler rules (default `Allow: /`) and Content Signals set on the admin page, and the absolute `Sitemap:` when a sitemap is configured; also turns on the `Content-Usage` header on content responses when a signal is set; see [robots.txt, AI usage preferences and CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors)',
+  }),
+  /**
+   * the site's Content Signals in code: `{ search, 'ai-input', 'ai-train' }`, each `true` (yes) or `false` (no); a
+   * signal left out is not said. A value chosen on the admin page's Settings replaces it; used by the plugin's
+   * robots.txt (`Content-Signal:`) and the `Content-Usage` header, so only with `robotsTxt`; see [robots.txt, AI usage
+   * preferences and CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors).
+   * @default none set
+   */
+  contentSignals: contentSignalsOption.register(optionDocs, {
+    description:
+      "the site's Content Signals in code: `{ search, 'ai-input', 'ai-train' }`, each `true` (yes) or `false` (no); a signal left out is not said. A value chosen on the admin page's Settings replaces it; used by the plugin's robots.txt (`Content-Signal:`) and the `Content-Usage` header, so only with `robotsTxt`; see [robots.txt, AI usage preferences and CORS](discovery.md#robotstxt-ai-usage-preferences-and-cors)",
+    default: 'none set',
   }),
   /**
    * `Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents,

@@ -202,6 +202,31 @@ for (const backend of backends as Backend[]) {
       await postSettings(app, {});
     });
 
+    it('the contentSignals option says the signals in code; a choice on the admin page replaces one, "not set here" gives it back', async () => {
+      const { app, agent } = await host(demo.db, { robotsTxt: true, contentSignals: { search: true, 'ai-train': false } });
+      const robots = await request(app).get('/robots.txt');
+      assert.equal(robots.text, 'User-agent: *\nContent-Signal: search=yes, ai-train=no\nContent-Usage: search=y, train-ai=n\nAllow: /\n');
+      for (const path of contentPaths()) assert.equal((await request(app).get(path)).headers['content-usage'], 'search=y, train-ai=n', path);
+      const settings = await agent.settings();
+      assert.deepEqual(
+        [settings.contentSignalSearch, settings.contentSignalAiInput, settings.contentSignalAiTrain, settings.source.contentSignalSearch, settings.source.contentSignalAiInput],
+        [true, undefined, false, 'options', 'default'],
+      );
+
+      const saved = await postSettings(app, { contentSignalAiTrain: 'yes' });
+      assert.equal(saved.status, 303, saved.text);
+      assert.equal((await request(app).get('/robots.txt')).text, 'User-agent: *\nContent-Signal: search=yes, ai-train=yes\nContent-Usage: search=y, train-ai=y\nAllow: /\n');
+      assert.equal((await request(app).get(`/api/agent/resource/${about}`)).headers['content-usage'], 'search=y, train-ai=y');
+      assert.equal((await agent.settings()).source.contentSignalAiTrain, 'database');
+
+      await postSettings(app, {});
+      assert.equal((await request(app).get('/robots.txt')).text, robots.text, 'back to the code\'s signals');
+      const { app: withoutRobots } = await host(demo.db, { contentSignals: { search: true } });
+      assert.equal((await request(withoutRobots).get(`/api/agent/resource/${about}`)).headers['content-usage'], undefined, 'without robotsTxt nothing is sent');
+      assert.throws(() => resolveOptions({ siteTitle: 'Example', database: { memory: true }, contentSignals: { search: 'yes' } }), /contentSignals/);
+      assert.throws(() => resolveOptions({ siteTitle: 'Example', database: { memory: true }, contentSignals: { 'ai-training': false } }), /contentSignals/);
+    });
+
     it('a malformed crawler rule is refused with a message naming the line; nothing is stored', async () => {
       const { app } = await host(demo.db, { robotsTxt: true });
       const before = (await request(app).get('/robots.txt')).text;

@@ -7,7 +7,7 @@ import { buildRobotsTxt } from './robots-txt.js';
 
 /**
  * `GET /robots.txt` (only with the `robotsTxt` option): the crawler rules and Content Signals of the
- * admin Settings and the absolute sitemap URL, read on every request.
+ * admin Settings (the signals else the `contentSignals` option's) and the absolute sitemap URL, read on every request.
  */
 export function robotsTxtRoute() {
   return documentRoute(PATHS.robotsTxt, 'text/plain; charset=utf-8', async (ctx, base) => {
@@ -15,7 +15,7 @@ export function robotsTxtRoute() {
     return {
       body: buildRobotsTxt({
         rules: settings.crawlerRules,
-        signals: contentSignalsOf(settings.stored),
+        signals: contentSignalsOf(settings),
         sitemapUrl: settings.sitemapUrl ? resolveOnBase(base, settings.sitemapUrl) : undefined,
       }),
     };

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { StoredSettings } from './settings-schema.js';
+import type { ResolvedOptions } from '../options.js';
+import { mergeSettings, type EffectiveSettings } from './effective-settings.js';
 import { readStoredSettings } from './settings-store.js';
 
 /**
- * The operator's AI usage preferences, set on the admin page: the three Content Signals of
+ * The operator's AI usage preferences, set on the admin page or by the `contentSignals` option: the three Content Signals of
  * robots.txt (`search`, `ai-input`, `ai-train`, each yes, no or not set), also sent as the IETF
  * aipref `Content-Usage` header on content responses.
  */
@@ -57,15 +58,16 @@ export function contentUsageValue(signals: ContentSignals): string | undefined {
   return set.length ? set.map((name) => `${AIPREF_LABELS[name]}=${signals[name] ? 'y' : 'n'}`).join(', ') : undefined;
 }
 
-/** The Content Signals a settings row holds (each `null` when not set). */
-export function contentSignalsOf(stored: StoredSettings): ContentSignals {
-  return { search: stored.contentSignalSearch, 'ai-input': stored.contentSignalAiInput, 'ai-train': stored.contentSignalAiTrain };
+/** The Content Signals in force (each `null` when set neither on the admin page nor by the `contentSignals` option). */
+export function contentSignalsOf(s: Pick<EffectiveSettings, 'contentSignalSearch' | 'contentSignalAiInput' | 'contentSignalAiTrain'>): ContentSignals {
+  return { search: s.contentSignalSearch ?? null, 'ai-input': s.contentSignalAiInput ?? null, 'ai-train': s.contentSignalAiTrain ?? null };
 }
 
 /**
  * The `Content-Usage` value of content responses, read from the settings now (no cache: a change
- * applies to the next request); undefined when no preference is set.
+ * applies to the next request), each signal the admin page's else the option's; undefined when none is set.
  */
-export async function readContentUsage(db: Kysely<Database>): Promise<string | undefined> {
-  return contentUsageValue(contentSignalsOf((await readStoredSettings(db)).stored));
+export async function readContentUsage(db: Kysely<Database>, options: ResolvedOptions): Promise<string | undefined> {
+  const { table, stored } = await readStoredSettings(db);
+  return contentUsageValue(contentSignalsOf(mergeSettings(options, table, stored)));
 }

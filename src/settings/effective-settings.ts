@@ -15,7 +15,7 @@ export interface EffectiveSettings {
   noindex: boolean;
   sitemapUrl: string | undefined;
   llmsNotes: string | undefined;
-  /** The Content Signals (undefined: not set; there are no options for them). */
+  /** The Content Signals (undefined: set neither in the table nor by the `contentSignals` option). */
   contentSignalSearch: boolean | undefined;
   contentSignalAiInput: boolean | undefined;
   contentSignalAiTrain: boolean | undefined;
@@ -50,9 +50,9 @@ export function mergeSettings(o: ResolvedOptions, table: boolean, stored: Stored
     noindex: o.noindex ? true : undefined,
     sitemapUrl: o.sitemapUrl,
     llmsNotes: o.llmsNotes,
-    contentSignalSearch: undefined,
-    contentSignalAiInput: undefined,
-    contentSignalAiTrain: undefined,
+    contentSignalSearch: o.contentSignals.search,
+    contentSignalAiInput: o.contentSignals['ai-input'],
+    contentSignalAiTrain: o.contentSignals['ai-train'],
     crawlerRules: undefined,
   };
   const source = Object.fromEntries(
@@ -63,9 +63,9 @@ export function mergeSettings(o: ResolvedOptions, table: boolean, stored: Stored
     noindex: stored.noindex ?? o.noindex,
     sitemapUrl: stored.sitemapUrl !== null ? present(stored.sitemapUrl) : o.sitemapUrl,
     llmsNotes: stored.llmsNotes !== null ? present(stored.llmsNotes) : o.llmsNotes,
-    contentSignalSearch: stored.contentSignalSearch ?? undefined,
-    contentSignalAiInput: stored.contentSignalAiInput ?? undefined,
-    contentSignalAiTrain: stored.contentSignalAiTrain ?? undefined,
+    contentSignalSearch: stored.contentSignalSearch ?? o.contentSignals.search,
+    contentSignalAiInput: stored.contentSignalAiInput ?? o.contentSignals['ai-input'],
+    contentSignalAiTrain: stored.contentSignalAiTrain ?? o.contentSignals['ai-train'],
     crawlerRules: present(stored.crawlerRules) ?? DEFAULT_CRAWLER_RULES,
     source,
     table,
