@@ -1,3 +1,4 @@
+import type { ResolvedOptions } from '../options.js';
 import type { Kysely } from 'kysely';
 import { openDatabase, type ContentDatabase, type DatabaseConfig } from './connection.js';
 import { migrateToLatest } from './migrator.js';
@@ -10,11 +11,7 @@ import type { Database } from './schema.js';
  * The `database` option: a PostgreSQL URL (with a separate `readUrl` for a read replica), an embedded
  * PGlite, or a host's own Kysely instance over the schema.
  */
-export type DatabaseSource =
-  | { url: string; poolSize?: number | undefined; readUrl?: string | undefined; preparedStatements?: boolean | undefined }
-  | { dataDir: string }
-  | { memory: true }
-  | { kysely: Kysely<Database> };
+type DatabaseSource = ResolvedOptions['database'];
 
 /** The content database of a mounted plugin: where reads go, and how migrations reach the primary. */
 export interface OpenContent {
