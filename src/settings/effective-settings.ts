@@ -1,10 +1,17 @@
-import type { AgentContext } from '../context.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import type { SiteNoindex } from '../content/visibility.js';
 import { hasSettingsTable, readStoredSettings } from './settings-store.js';
 import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
 import { DEFAULT_CRAWLER_RULES } from './crawler-rules.js';
 import { defaultDescription, defaultLlmsNotes } from './default-texts.js';
+
+/** What reading the settings needs of the plugin's context (its options and database). */
+export interface SettingsReader {
+  readonly options: ResolvedOptions;
+  readonly db: Kysely<Database>;
+}
 
 /** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
 export type SettingSource = 'database' | 'options' | 'default';
@@ -38,7 +45,7 @@ const present = (s: string | null | undefined): string | undefined => (s ? s : u
  * Read from the database on every call, so an administrator's change applies to the next request
  * without a restart. Every document and header that uses a setting reads it here.
  */
-export async function effectiveSettings(ctx: AgentContext): Promise<EffectiveSettings> {
+export async function effectiveSettings(ctx: SettingsReader): Promise<EffectiveSettings> {
   const { table, stored } = await readStoredSettings(ctx.db);
   return mergeSettings(ctx.options, table, stored);
 }
@@ -78,7 +85,7 @@ export function mergeSettings(o: ResolvedOptions, table: boolean, stored: Stored
  * The options with the effective settings in place of `description`, `noindex`, `sitemapUrl` and
  * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`.
  */
-export async function effectiveOptions(ctx: AgentContext): Promise<ResolvedOptions> {
+export async function effectiveOptions(ctx: SettingsReader): Promise<ResolvedOptions> {
   return optionsWith(ctx.options, await effectiveSettings(ctx));
 }
 
@@ -104,6 +111,6 @@ export function settingsKey(options: ResolvedOptions): string {
  * statement reads the stored value itself (one round trip instead of two, still current on every
  * request); until then (or in a database without the table) it is read first, as a boolean.
  */
-export async function siteNoindexForQuery(ctx: AgentContext): Promise<SiteNoindex> {
+export async function siteNoindexForQuery(ctx: SettingsReader): Promise<SiteNoindex> {
   return hasSettingsTable(ctx.db) ? { storedElse: ctx.options.noindex } : (await effectiveSettings(ctx)).noindex;
 }
