@@ -5,6 +5,8 @@ import { chooseLanguage } from '../content/language.js';
 import { readNewestResources } from '../content/newest-resources.js';
 import { markdownDocument } from '../representations/resource-markdown.js';
 import { unavailable } from '../http/errors.js';
+import { fixedBody } from '../http/representation.js';
+import type { TextBody } from '../http/route.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { ResolvedOptions } from '../options.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
@@ -70,7 +72,7 @@ async function buildLlmsFull(ctx: AgentContext, base: string, maxBytes: number):
  * (the same plugin instance and public base) share its result; one build for another base may wait
  * its turn; beyond that a request gets 503 with `Retry-After`.
  */
-export const llmsFullBuilds = new OneBuildAtATime<string>();
+export const llmsFullBuilds = new OneBuildAtATime<TextBody>();
 
 /** Each plugin instance's own key prefix (two instances in one process build their own documents). */
 const instanceKeys = new WeakMap<AgentContext, number>();
@@ -84,8 +86,9 @@ const instanceKey = (ctx: AgentContext): number => {
 /** `GET /llms-full.txt` (with the `llmsFull` option). */
 export function llmsFullRoute(maxBytes: number) {
   return documentRoute(PATHS.llmsFull, MEDIA.llmsTxt, async (ctx, base) => {
-    const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${base}`, () => buildLlmsFull(ctx, base, maxBytes));
+    // Its bytes and ETag worked out once for every request sharing the build (`fixedBody`), not once each.
+    const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${base}`, async () => fixedBody({ body: await buildLlmsFull(ctx, base, maxBytes) }));
     if (!shared) throw unavailable('llms-full.txt is being built for another request; retry shortly');
-    return { body: await shared };
+    return shared;
   });
 }
