@@ -153,34 +153,45 @@ let tarball = '';
 let packedFiles: PackedFile[] = [];
 const nodeBinaries = new Map<string, string>();
 const projects = new Map<string, string>();
-const typechecks = new Map<string, Typecheck>();
+/** The consumer type check of each Express major's project. */
+const typechecks = new Map<string, Background>();
+/** The installed command's first `migrate --data-dir` into a new PGlite directory (Express 5 project). */
+let firstMigrate: Background | undefined;
+const MIGRATE_DIR = () => path.join(projects.get('5')!, 'data', 'nested');
 
-interface Typecheck {
+interface Background {
   result: Promise<Run>;
-  /** Back to the ordinary priority: the test now waits for the result. */
-  hurry(): void;
+  /** Back to the ordinary priority, and the result: the test waits for it now. */
+  wait(): Promise<Run>;
 }
 
 /**
- * `tsc -p .` in a project, started as soon as the project is installed, at the lowest CPU priority:
- * it takes only the CPU the hosts checked meanwhile leave idle (their reads keep the whole machine
- * and their 5 s budget), and its test raises it to the ordinary priority when it waits for it.
+ * A command a test checks later (a type check, a first migration), started as soon as its project is
+ * installed, at the lowest CPU priority: it takes only the CPU the README hosts checked meanwhile
+ * leave idle (their reads keep the machine, and their 5 s budget), and its test raises it to the
+ * ordinary priority when it waits for the result. The command and what is checked are the same.
  */
-function startTypecheck(dir: string): Typecheck {
-  let tsc: number | undefined;
+function inBackground(command: string, args: string[], cwd: string): Background {
+  let child: number | undefined;
   const priority = (value: number) => {
     try {
-      if (tsc !== undefined) os.setPriority(tsc, value);
+      if (child !== undefined) os.setPriority(child, value);
     } catch {
       // Already finished, or not allowed to raise it again (not root): it finishes at the low priority.
     }
   };
-  const result = run(process.execPath, [path.join(dir, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir, childEnv(), (pid) => {
-    tsc = pid;
+  const result = run(command, args, cwd, childEnv(), (pid) => {
+    child = pid;
     priority(os.constants.priority.PRIORITY_LOW);
   });
   result.catch(() => {});
-  return { result, hurry: () => priority(os.constants.priority.PRIORITY_NORMAL) };
+  return {
+    result,
+    wait: () => {
+      priority(os.constants.priority.PRIORITY_NORMAL);
+      return result;
+    },
+  };
 }
 
 /** Installs the tarball, one Express major and its types, and TypeScript into a new project. */
@@ -323,7 +334,11 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
     ]);
     projects.set('4', four!);
     projects.set('5', five!);
-    for (const major of EXPRESS_MAJORS) typechecks.set(major, startTypecheck(projects.get(major)!));
+    for (const major of EXPRESS_MAJORS) {
+      const dir = projects.get(major)!;
+      typechecks.set(major, inBackground(process.execPath, [path.join(dir, 'node_modules/typescript/bin/tsc'), '-p', '.'], dir));
+    }
+    firstMigrate = inBackground(path.join(projects.get('5')!, 'node_modules/.bin/express-agent-discovery'), ['migrate', '--data-dir', MIGRATE_DIR()], projects.get('5')!);
     NODE_LINES.forEach((line, i) => nodeBinaries.set(line, binaries[i]!));
   }, { timeout: STEP_TIMEOUT_MS });
 
@@ -353,9 +368,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
       }
 
       it('typechecks a TypeScript host with strict and skipLibCheck: false', async () => {
-        const typecheck = typechecks.get(major)!;
-        typecheck.hurry();
-        const r = await typecheck.result;
+        const r = await typechecks.get(major)!.wait();
         assert.equal(r.code, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
         assert.equal(r.stdout + r.stderr, '');
       });
@@ -385,8 +398,8 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
     });
 
     it('migrate --data-dir creates the tables in a new PGlite directory, then reports up to date', async () => {
-      const dir = path.join(projects.get('5')!, 'data', 'nested');
-      const first = await cli(['migrate', '--data-dir', dir]);
+      const dir = MIGRATE_DIR();
+      const first = await firstMigrate!.wait();
       assert.equal(first.code, 0, first.stderr);
       assert.equal(first.stdout, `applied: ${Object.keys(migrations).join(', ')}\n`);
       const again = await cli(['migrate', '--data-dir', dir]);
