@@ -5,14 +5,17 @@
 // database connections and poll for the outcome (database faults, aborted requests) run two at a
 // time; last, the ones that load the machine on purpose or hold reads to a tight budget (fault
 // injection under load, PgBouncer scale-out) run alone, since what they check is how the process
-// behaves under a load they make themselves. A file's output is printed
-// whole when it ends (never interleaved), then a summary: every file with its time, pass and fail.
+// behaves under a load they make themselves. A file's output is printed whole when it ends (never
+// interleaved), then a summary: every file with its time, pass and fail.
 // `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
-/** Run alone, after the others: each makes the load it checks the process under (fault-load), or holds reads to a tight budget (scale-out, 500 ms). */
+/**
+ * Run alone, after the others: fault-load makes the load it checks the process under; scale-out
+ * holds reads to a 500 ms budget.
+ */
 const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
 
 /**
@@ -25,9 +28,9 @@ const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.t
 /**
  * Started first, longest first; the others follow in name order. Each file timed by itself on the
  * 2-core machine while other work loaded it (load average 8 to 20, so only the order is meaningful),
- * in seconds: packed-package 300–330,
- * browser-admin 221, cms-ghost 29–82, crawl-links 38–61, search-rare-word 58–77, cms-wikijs 44–58,
- * fuzz 63, mcp-conformance 47, facade-leak 39, browser-api-help 37, facade-paging 31, browser-cors 31,
+ * in seconds: packed-package 300–330 (before its type checks ran in the background), browser-admin
+ * 221, cms-ghost 29–82, crawl-links 38–61, search-rare-word 58–77, cms-wikijs 44–58, fuzz 63,
+ * mcp-conformance 47, facade-leak 39, browser-api-help 37, facade-paging 31, browser-cors 31,
  * browser-settings 29.
  */
 const LONGEST = [
