@@ -10,6 +10,7 @@ import { llmsFullBuilds } from '../src/discovery/llms-full-route.js';
 import { OneBuildAtATime } from '../src/discovery/one-build-at-a-time.js';
 import { resolveOptions } from '../src/options.js';
 import { DEMO } from '../example-site/seed.js';
+import { createExampleSite } from '../example-site/app.js';
 import { backends } from './support/backends.js';
 import { DEMO_PLUGIN_OPTIONS, openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 
@@ -155,6 +156,17 @@ for (const backend of backends) {
       const cut = await request(small).get('/llms-full.txt').expect(200);
       assert.ok(bytes(cut.text) <= 16 * 1024);
       assert.equal(closing(cut.text).cut, true);
+    });
+
+    it('on in the example site, within the default time budget', async () => {
+      const site = await createExampleSite({ database: { kysely: demo.db }, seed: false, baseUrl: BASE });
+      try {
+        const res = await request(site.app).get('/llms-full.txt').expect(200);
+        assert.ok(res.text.startsWith('# Harbour Example\n'));
+        assert.ok(closing(res.text).included > 10);
+      } finally {
+        await site.close();
+      }
     });
 
     it('20 concurrent requests share one build', async () => {
