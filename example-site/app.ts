@@ -80,10 +80,12 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     isAdmin: (req) => isAdmin(req, session),
     adminSecret: createHash('sha256').update(`agent-admin:${session.secret}`).digest('base64url'),
     // A showcase of an agent-ready site: the MCP endpoint, public CORS for the anonymous documents and
-    // reads, robots.txt with the AI preferences set on the admin page, llms-full.txt (256 KiB).
+    // reads, robots.txt with Content Signals (the site's in code, each changeable on the admin page),
+    // llms-full.txt (256 KiB).
     mcp: true,
     cors: true,
     robotsTxt: true,
+    contentSignals: { search: true, 'ai-input': true, 'ai-train': false },
     llmsFull: true,
     // The site's own admin stays one click away from the agent admin pages.
     adminLinks: [{ label: 'Edit resources', href: '/admin/resources' }],

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createExampleSite, type ExampleSite } from '../../example-site/app.js';
 import type { Database } from '../../src/db/schema.js';
-import { NOTHING_STORED, writeStoredSettings } from '../../src/settings/settings-store.js';
 
 /**
  * The public host name the example site is checked under: a real-looking domain (an IP address or
@@ -25,9 +24,9 @@ export interface CheckedSite {
 }
 
 /**
- * The example site on a loopback port under `PUBLIC_HOST`, with the operator's Content Signals set
- * (as on the admin Settings page) and, unless `optIns` is false, the opt-ins it ships with (MCP, CORS,
- * robots.txt); with `optIns: false`, the plugin's defaults. With `publicName: false` it has no public
+ * The example site on a loopback port under `PUBLIC_HOST` with, unless `optIns` is false, the opt-ins
+ * it ships with (MCP, CORS, robots.txt with its Content Signals in code, llms-full.txt); with
+ * `optIns: false`, the plugin's defaults. With `publicName: false` it has no public
  * base URL and is reached as `http://127.0.0.1:<port>` (its ARD identifier then has the placeholder).
  */
 export async function startCheckedSite(db: Kysely<Database>, { optIns = true, publicName = true } = {}): Promise<CheckedSite> {
@@ -40,11 +39,10 @@ export async function startCheckedSite(db: Kysely<Database>, { optIns = true, pu
   await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://${publicName ? PUBLIC_HOST : LOOPBACK}:${port}`;
-  await writeStoredSettings(db, { ...NOTHING_STORED, contentSignalSearch: true, contentSignalAiInput: true, contentSignalAiTrain: false });
   const site = await createExampleSite({
     database: { kysely: db },
     baseUrl: origin,
-    ...(optIns ? {} : { plugin: { mcp: false, cors: false, robotsTxt: false } }),
+    ...(optIns ? {} : { plugin: { mcp: false, cors: false, robotsTxt: false, contentSignals: {}, llmsFull: false } }),
   });
   app = site.app as unknown as http.RequestListener;
   return {
