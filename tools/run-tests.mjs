@@ -26,27 +26,37 @@ const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
 const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
 
 /**
- * Started first, longest first; the others follow in name order. Each file timed by itself on the
- * 2-core machine while other work loaded it (load average 8 to 20, so only the order is meaningful),
- * in seconds: packed-package 300–330 (before its type checks ran in the background), browser-admin
- * 221, cms-ghost 29–82, crawl-links 38–61, search-rare-word 58–77, cms-wikijs 44–58, fuzz 63,
- * mcp-conformance 47, facade-leak 39, browser-api-help 37, facade-paging 31, browser-cors 31,
- * browser-settings 29.
+ * Started first, longest first; the others follow in name order. From one full run on the 2-core
+ * machine while other work loaded it (so only the order is meaningful), in seconds: packed-package
+ * 365, crawl-links 158, check-readiness 138, search-rare-word 127, cms-wikijs 112, browser-admin 86,
+ * check-command 74, cms-ghost 73, admin-pages 70, ai-preferences 61, mcp-conformance 59, fuzz 58,
+ * facade-paging 44, api-root 44, conditional-requests 40, content-push 35, content-push-property 34,
+ * browser-settings 34, mcp-endpoint 32, browser-api-help 30, browser-cors 30, facade-leak 24; every
+ * other file under 30.
  */
 const LONGEST = [
   'test/packed-package.test.ts',
-  'test/browser-admin.test.ts',
   'test/crawl-links.test.ts',
+  'test/check-readiness.test.ts',
   'test/search-rare-word.test.ts',
   'test/cms-wikijs.test.ts',
-  'test/fuzz.test.ts',
+  'test/browser-admin.test.ts',
+  'test/check-command.test.ts',
   'test/cms-ghost.test.ts',
+  'test/admin-pages.test.ts',
+  'test/ai-preferences.test.ts',
   'test/mcp-conformance.test.ts',
-  'test/facade-leak.test.ts',
-  'test/browser-api-help.test.ts',
+  'test/fuzz.test.ts',
   'test/facade-paging.test.ts',
-  'test/browser-cors.test.ts',
+  'test/api-root.test.ts',
+  'test/conditional-requests.test.ts',
+  'test/content-push.test.ts',
+  'test/content-push-property.test.ts',
   'test/browser-settings.test.ts',
+  'test/mcp-endpoint.test.ts',
+  'test/browser-api-help.test.ts',
+  'test/browser-cors.test.ts',
+  'test/facade-leak.test.ts',
 ];
 
 /** A file running longer than this is killed and counted as failed (a hang must not hold CI). */
