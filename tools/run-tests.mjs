@@ -1,4 +1,4 @@
-// The suite (`npm test` runs it after the type check). Every test file is a process of its own
+// The suite (`npm test` runs it; a whole run type-checks too, as its first job). Every test file is a process of its own
 // (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
 // long file started last is the whole suite's tail). After them, the files that break their own
@@ -9,7 +9,9 @@
 // interleaved), then a summary: every file with its time, pass and fail.
 // `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 
 /**
@@ -65,18 +67,34 @@ const FILE_TIMEOUT_MS = 20 * 60_000;
 const given = process.argv.slice(2);
 const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
-const pooled = all.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b));
+const pooled = [
+  // A whole run type-checks too (a run of the files given does not).
+  ...(given.length ? [] : [TYPECHECK]),
+  ...all.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b)),
+];
 const paired = all.filter((f) => PAIRED.has(f));
 const alone = all.filter((f) => ALONE.has(f));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, os.availableParallelism() + 1)));
-const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1' };
+// The run's id: PGlite databases holding the demo content are copied from one seeded once per run
+// (test/support/backends.ts); the copies are removed when the run ends.
+const runId = `${Date.now()}-${process.pid}`;
+const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId };
 const started = Date.now();
 
-/** Runs one file; resolves with its summary once its output has been printed. */
+/**
+ * The type check (`tsc --noEmit` over src, test, bench and the examples) of a whole run: a job of the
+ * pool like a file, started first beside the longest files instead of before them all, and failing
+ * the run as a failed file does.
+ */
+const TYPECHECK = 'tsc --noEmit';
+const TYPECHECK_ARGS = [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '--noEmit'];
+
+/** Runs one file (or the type check); resolves with its summary once its output has been printed. */
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = file === TYPECHECK ? TYPECHECK_ARGS : ['--import', 'tsx', '--test', '--test-reporter=tap', file];
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
@@ -108,6 +126,9 @@ async function pool(files, n) {
 }
 
 const results = [...(await pool(pooled, concurrency)), ...(await pool(paired, 2)), ...(await pool(alone, 1))];
+for (const name of readdirSync(os.tmpdir())) {
+  if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
+}
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { openDatabase, type ContentDatabase } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import type { Database } from '../../src/db/schema.js';
+import { seedDemoContent } from '../../example-site/seed.js';
 
 /**
  * The backends every suite runs against: embedded PGlite always, and real PostgreSQL when
@@ -18,6 +19,8 @@ export interface Backend {
   name: 'pglite' | 'postgres';
   /** Opens a fresh, migrated, empty content database. */
   open(): Promise<TestDatabase>;
+  /** Opens a fresh content database holding the demo content (`seedDemoContent`), as if seeded now. */
+  openSeeded(): Promise<TestDatabase>;
 }
 
 export interface TestDatabase extends ContentDatabase {
@@ -36,25 +39,66 @@ export interface TestDatabase extends ContentDatabase {
 const pgliteBackend: Backend = {
   name: 'pglite',
   async open() {
-    const { db, pglite } = pgliteHandle(new PGlite({ loadDataDir: new Blob([await migratedDataDir()]) }));
-    await pglite.waitReady;
-    return {
-      db,
-      kind: 'pglite',
-      pool: undefined,
-      url: undefined,
-      async close() {
-        await db.destroy();
-        if (!pglite.closed) await pglite.close();
-      },
-    };
+    return openDataDir(await migratedDataDir());
+  },
+  async openSeeded() {
+    if (!process.env[RUN_ID]) return seeded(await this.open());
+    return openDataDir(await seededDataDir());
   },
 };
+
+/** A PGlite over a copy of a data directory. */
+async function openDataDir(bytes: Uint8Array): Promise<TestDatabase> {
+  const { db, pglite } = pgliteHandle(new PGlite({ loadDataDir: new Blob([bytes]) }));
+  await pglite.waitReady;
+  return {
+    db,
+    kind: 'pglite',
+    pool: undefined,
+    url: undefined,
+    async close() {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+/** The demo content seeded into a fresh database (closed again if seeding fails). */
+async function seeded(content: TestDatabase): Promise<TestDatabase> {
+  try {
+    await seedDemoContent(content.db);
+    return content;
+  } catch (error) {
+    await content.close();
+    throw error;
+  }
+}
+
+/**
+ * Set by `tools/run-tests.mjs` for one whole run: the demo content's dates are relative to the day it
+ * is seeded (days ago, days ahead), so a PGlite seeded once is copied by every file of the same run
+ * (minutes apart) and never by a later run. Without it (a file run alone) each database is seeded.
+ */
+const RUN_ID = 'EXPRESS_AGENT_DISCOVERY_TEST_RUN';
+
+let seededBytes: Promise<Uint8Array> | undefined;
+
+/** The data directory of a migrated PGlite holding the demo content, seeded once per run. */
+function seededDataDir(): Promise<Uint8Array> {
+  return (seededBytes ??= (async () => {
+    const root = new URL('../../', import.meta.url);
+    const migrated = await migratedDataDir();
+    const hash = createHash('sha256').update(process.env[RUN_ID]!).update(migrated);
+    for (const file of ['example-site/seed.ts', 'example-site/content-store.ts']) hash.update(readFileSync(new URL(file, root)));
+    return cachedDataDir(`ead-test-pglite-seeded-${hash.digest('hex').slice(0, 16)}.tar`, () => new PGlite({ loadDataDir: new Blob([migrated]) }), seedDemoContent);
+  })());
+}
 
 const pgliteHandle = (pglite: PGlite) => ({ pglite, db: new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }) });
 
 let templateBytes: Promise<Uint8Array> | undefined;
 
+/** The data directory of a freshly migrated PGlite, kept while the migrations, `src/db` and PGlite stay the same. */
 function migratedDataDir(): Promise<Uint8Array> {
   return (templateBytes ??= (async () => {
     const root = new URL('../../', import.meta.url);
@@ -63,26 +107,38 @@ function migratedDataDir(): Promise<Uint8Array> {
     for (const dir of ['migrations', 'src/db']) {
       for (const file of readdirSync(new URL(`${dir}/`, root)).sort()) hash.update(file).update(readFileSync(new URL(`${dir}/${file}`, root)));
     }
-    const path = join(tmpdir(), `ead-test-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
-    try {
-      return new Uint8Array(readFileSync(path));
-    } catch {
-      const { db, pglite } = pgliteHandle(new PGlite());
-      await migrateToLatest(db);
-      const bytes = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
-      await db.destroy();
-      if (!pglite.closed) await pglite.close();
-      const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, bytes);
-      renameSync(temporary, path);
-      return bytes;
-    }
+    return cachedDataDir(`ead-test-pglite-${hash.digest('hex').slice(0, 16)}.tar`, () => new PGlite(), migrateToLatest);
   })());
+}
+
+/**
+ * The bytes of the data directory named `name` in the temporary directory; when there is none yet,
+ * `build` runs on a new PGlite (`open`) and its data directory is written there (atomically: files running at the
+ * same time may each build it, and one of them wins).
+ */
+async function cachedDataDir(name: string, open: () => PGlite, build: (db: Kysely<Database>) => Promise<unknown>): Promise<Uint8Array> {
+  const path = join(tmpdir(), name);
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch {
+    const { db, pglite } = pgliteHandle(open());
+    await build(db);
+    const bytes = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
+    await db.destroy();
+    if (!pglite.closed) await pglite.close();
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, path);
+    return bytes;
+  }
 }
 
 function postgresBackend(serverUrl: string): Backend {
   return {
     name: 'postgres',
+    async openSeeded() {
+      return seeded(await this.open());
+    },
     async open() {
       const dbName = `ead_test_${process.pid}_${randomBytes(4).toString('hex')}`;
       const admin = new pg.Client({ connectionString: serverUrl });

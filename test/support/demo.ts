@@ -2,7 +2,6 @@ import express from 'express';
 import type { Kysely } from 'kysely';
 import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
 import type { Database } from '../../src/db/schema.js';
-import { seedDemoContent } from '../../example-site/seed.js';
 import type { Backend, TestDatabase } from './backends.js';
 
 /** A fresh database seeded with the demo content, and ids by name. */
@@ -11,8 +10,7 @@ export interface DemoDatabase extends TestDatabase {
 }
 
 export async function openDemoDatabase(backend: Backend): Promise<DemoDatabase> {
-  const content = await backend.open();
-  await seedDemoContent(content.db);
+  const content = await backend.openSeeded();
   return { ...content, id: (name) => idOf(content.db, name) };
 }
 

@@ -34,7 +34,8 @@ export interface RunningSiteOptions extends Partial<Omit<ExampleSiteOptions, 'da
  */
 export async function startExampleSite(backend: Backend, options: RunningSiteOptions = {}): Promise<RunningSite> {
   const { analyze: analyzeFirst = false, host, ...siteOptions } = options;
-  const content = await backend.open();
+  // The site seeds an empty database itself; a seeded one (the demo content, copied) is the same content.
+  const content = siteOptions.seed === false ? await backend.open() : await backend.openSeeded();
   let site: ExampleSite | undefined;
   try {
     site = await createExampleSite({ ...siteOptions, database: { kysely: content.db } });
