@@ -64,6 +64,14 @@ const LONGEST = [
 /** A file running longer than this is killed and counted as failed (a hang must not hold CI). */
 const FILE_TIMEOUT_MS = 20 * 60_000;
 
+/**
+ * The type check (`tsc --noEmit` over src, test, bench and the examples) of a whole run: a job of the
+ * pool like a file, started first beside the longest files instead of before them all, and failing
+ * the run as a failed file does.
+ */
+const TYPECHECK = 'tsc --noEmit';
+const TYPECHECK_ARGS = [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '--noEmit'];
+
 const given = process.argv.slice(2);
 const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
@@ -80,14 +88,6 @@ const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(
 const runId = `${Date.now()}-${process.pid}`;
 const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId };
 const started = Date.now();
-
-/**
- * The type check (`tsc --noEmit` over src, test, bench and the examples) of a whole run: a job of the
- * pool like a file, started first beside the longest files instead of before them all, and failing
- * the run as a failed file does.
- */
-const TYPECHECK = 'tsc --noEmit';
-const TYPECHECK_ARGS = [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '--noEmit'];
 
 /** Runs one file (or the type check); resolves with its summary once its output has been printed. */
 function runFile(file) {
