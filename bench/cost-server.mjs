@@ -44,13 +44,13 @@ app.use(agent.router);
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 // The plugin's pool settings (src/db/connection.ts): bigint and numeric as numbers, JIT off on each connection.
+// JIT off as a start-up parameter: a `SET` sent from the pool's 'connect' event raced the first query
+// on the same client (pg's "client is already executing a query" DeprecationWarning).
 const pool = new pg.Pool({
   connectionString: url,
   max: 10,
+  options: '-c jit=off',
   types: { getTypeParser: (oid, format) => (oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) },
-});
-pool.on('connect', (client) => {
-  client.query('SET jit = off').catch(() => {});
 });
 const bare = express();
 bare.get('/row/:id', async (req, res) => {
