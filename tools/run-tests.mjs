@@ -9,7 +9,6 @@
 // interleaved), then a summary: every file with its time, pass and fail.
 // `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,9 +83,8 @@ const pooled = [
 const paired = all.filter((f) => PAIRED.has(f));
 const alone = all.filter((f) => ALONE.has(f));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, os.availableParallelism() + 1)));
-// The run's id: test databases are copies made once per run (test/support/backends.ts): PGlite data
-// directories holding the demo content, PostgreSQL template databases (migrated; with the demo content);
-// both are removed when the run ends.
+// The run's id: PGlite databases holding the demo content are copied from one seeded once per run
+// (test/support/backends.ts); the copies are removed when the run ends.
 const runId = `${Date.now()}-${process.pid}`;
 const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId };
 const started = Date.now();
@@ -127,28 +125,10 @@ async function pool(files, n) {
   return results;
 }
 
-/** Drops the PostgreSQL template databases of this run (`ead_tpl_<kind>_<hash of the run id>`, test/support/backends.ts). */
-async function dropRunTemplates() {
-  if (!process.env.DATABASE_URL) return;
-  const { default: pg } = await import('pg');
-  const suffix = createHash('sha256').update(runId).digest('hex').slice(0, 12);
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  try {
-    await admin.connect();
-    const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'ead\\_tpl\\_%' AND datname LIKE $1`, [`%${suffix}%`]);
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-  } catch (error) {
-    process.stdout.write(`# could not drop this run's template databases: ${error.message}\n`);
-  } finally {
-    await admin.end().catch(() => {});
-  }
-}
-
 const results = [...(await pool(pooled, concurrency)), ...(await pool(paired, 2)), ...(await pool(alone, 1))];
 for (const name of readdirSync(os.tmpdir())) {
   if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
 }
-await dropRunTemplates();
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {

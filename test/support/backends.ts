@@ -77,9 +77,7 @@ async function seeded(content: TestDatabase): Promise<TestDatabase> {
 /**
  * Set by `tools/run-tests.mjs` for one whole run: the demo content's dates are relative to the day it
  * is seeded (days ago, days ahead), so a PGlite seeded once is copied by every file of the same run
- * (minutes apart) and never by a later run; on PostgreSQL, every database of the run is a copy of the
- * run's migrated (or migrated and seeded) template database (CREATE DATABASE … TEMPLATE), which the
- * runner drops at the end. Without it (a file run alone) each database is migrated and seeded itself.
+ * (minutes apart) and never by a later run. Without it (a file run alone) each database is seeded.
  */
 const RUN_ID = 'EXPRESS_AGENT_DISCOVERY_TEST_RUN';
 
@@ -136,95 +134,36 @@ async function cachedDataDir(name: string, open: () => PGlite, build: (db: Kysel
 }
 
 function postgresBackend(serverUrl: string): Backend {
-  /** A fresh database: a copy of `template` when given (CREATE DATABASE … TEMPLATE), else empty. */
-  const createDatabase = async (template?: string): Promise<string> => {
-    const dbName = `ead_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await withAdmin(serverUrl, (admin) => createRetrying(admin, `CREATE DATABASE ${dbName}${template ? ` TEMPLATE ${template}` : ''}`));
-    return dbName;
-  };
-  const connect = async (dbName: string, migrate: boolean): Promise<TestDatabase> => {
-    const url = new URL(serverUrl);
-    url.pathname = `/${dbName}`;
-    const content = await openDatabase({ url: url.toString(), preparedStatements: process.env.TEST_PREPARED_STATEMENTS === '1' });
-    if (migrate) await migrateToLatest(content.db);
-    return {
-      db: content.db,
-      kind: content.kind,
-      pool: content.pool,
-      url: url.toString(),
-      async close() {
-        await content.close();
-        await withAdmin(serverUrl, (a) => a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
-      },
-    };
-  };
-  /** The run's template database built by `build` on a fresh migrated database, once per run (see RUN_ID). */
-  const template = (kind: 'migrated' | 'seeded', build: (content: TestDatabase) => Promise<unknown>): Promise<string> =>
-    (templates[kind] ??= (async () => {
-      const name = `ead_tpl_${kind}_${createHash('sha256').update(process.env[RUN_ID]!).digest('hex').slice(0, 12)}`;
-      await withAdmin(serverUrl, async (admin) => {
-        // One process builds it; the others wait for the lock, then find it.
-        await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
-        try {
-          const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-          if (found.rowCount) return;
-          const building = `${name}_building_${process.pid}`;
-          await admin.query(`CREATE DATABASE ${building}`);
-          const url = new URL(serverUrl);
-          url.pathname = `/${building}`;
-          const content = await openDatabase({ url: url.toString() });
-          try {
-            await migrateToLatest(content.db);
-            await build({ ...content, url: url.toString(), close: async () => {} });
-          } finally {
-            await content.close();
-          }
-          await createRetrying(admin, `ALTER DATABASE ${building} RENAME TO ${name}`);
-        } finally {
-          await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
-        }
-      });
-      return name;
-    })());
-  const templates: Partial<Record<'migrated' | 'seeded', Promise<string>>> = {};
   return {
     name: 'postgres',
-    async open() {
-      if (!process.env[RUN_ID]) return connect(await createDatabase(), true);
-      return connect(await createDatabase(await template('migrated', async () => {})), false);
-    },
     async openSeeded() {
-      if (!process.env[RUN_ID]) return seeded(await this.open());
-      return connect(await createDatabase(await template('seeded', (content) => seedDemoContent(content.db))), false);
+      return seeded(await this.open());
+    },
+    async open() {
+      const dbName = `ead_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${dbName}`);
+      await admin.end();
+      const url = new URL(serverUrl);
+      url.pathname = `/${dbName}`;
+      const content = await openDatabase({ url: url.toString(), preparedStatements: process.env.TEST_PREPARED_STATEMENTS === '1' });
+      await migrateToLatest(content.db);
+      return {
+        db: content.db,
+        kind: content.kind,
+        pool: content.pool,
+        url: url.toString(),
+        async close() {
+          await content.close();
+          const a = new pg.Client({ connectionString: serverUrl });
+          await a.connect();
+          await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+          await a.end();
+        },
+      };
     },
   };
-}
-
-/** Runs `work` on a connection to the server's `DATABASE_URL` database, closed afterwards. */
-async function withAdmin<T>(serverUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
-/**
- * A CREATE (or RENAME) of a database copied from a template, retried while PostgreSQL still counts a
- * just-closed session on the template ("source database … is being accessed by other users", 55006).
- */
-async function createRetrying(admin: pg.Client, statement: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await admin.query(statement);
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 export const backends: Backend[] = [
