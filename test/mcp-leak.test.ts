@@ -2,38 +2,31 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends, type TestDatabase } from './support/backends.js';
-import { pluginApp } from './support/demo.js';
-import { callError, callOk, connectMcp, listen, walkRest, walkTool, type Listening } from './support/mcp-client.js';
+import { backends } from './support/backends.js';
+import { callError, callOk, connectMcp, walkRest, walkTool } from './support/mcp-client.js';
 import { ModernMcpClient } from './support/mcp-modern-client.js';
-import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
+import { insertLeakStates, leakState, startLeakSite, type LeakSite } from './support/leak-states.js';
 
 
 for (const backend of backends) {
   describe(`MCP tools never leak, in 2025-11-25 and 2026-07-28 [${backend.name}]`, () => {
-    let content: TestDatabase;
-    let web: Listening;
+    let web: LeakSite;
     let client: Client;
     let modern: ModernMcpClient;
-    let cats: LeakCategories;
     before(async () => {
-      content = await backend.open();
-      cats = await leakCategories(content.db);
-      const { app } = await pluginApp(content.db, { mcp: true });
-      web = await listen(app);
+      web = await startLeakSite(backend);
       client = await connectMcp(`${web.origin}/mcp`);
       modern = new ModernMcpClient(`${web.origin}/mcp`);
     });
     after(async () => {
       await client?.close();
       await web?.close();
-      await content?.close();
     });
 
     it('no private, unpublished, out-of-window or (for search and resources/list) noindex resource appears', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(leakState, { minLength: 1, maxLength: 16 }), async (states) => {
-          const rows = await insertLeakStates(content.db, cats, states);
+          const rows = await insertLeakStates(web.content.db, web.cats, states);
           const ours = (ids: number[]) => ids.filter((id) => rows.some((r) => r.id === id)).sort((a, b) => a - b);
           const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
           for (const [revision, c] of [['2025-11-25', client], ['2026-07-28', modern]] as const) {
@@ -73,8 +66,8 @@ for (const backend of backends) {
     it('schema lists only public, indexable vocabulary', async () => {
       for (const c of [client, modern]) {
         const ids = (await walkTool(c, 'schema', { kind: 'category', pagelen: '2' })).map((i) => i.id);
-        assert.ok(ids.includes(cats.plain!));
-        for (const hidden of [cats.noindex, cats.below_noindex, cats.hidden]) assert.ok(!ids.includes(hidden!));
+        assert.ok(ids.includes(web.cats.plain!));
+        for (const hidden of [web.cats.noindex, web.cats.below_noindex, web.cats.hidden]) assert.ok(!ids.includes(hidden!));
       }
     });
   });

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/client';
-import { backends, type TestDatabase } from './support/backends.js';
-import { idOf, pluginApp } from './support/demo.js';
-import { insertLeakStates, leakCategories, leakState, type LeakCategories } from './support/leak-states.js';
-import { callError, callOk, connectMcp, listen, walkRest, type Listening } from './support/mcp-client.js';
+import { backends } from './support/backends.js';
+import { idOf } from './support/demo.js';
+import { insertLeakStates, leakState, startLeakSite, type LeakSite } from './support/leak-states.js';
+import { callError, callOk, connectMcp, walkRest } from './support/mcp-client.js';
 import { MODERN_REVISION, ModernMcpClient } from './support/mcp-modern-client.js';
 import { connectMcpV2, resourcePages, toolPages, v2ResourcePage, type V2Connection } from './support/mcp-v2-client.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
@@ -207,16 +207,11 @@ for (const backend of backends) {
   });
 
   describe(`MCP: the never-leak property through the v2 SDK client [${backend.name}]`, () => {
-    let content: TestDatabase;
-    let web: Listening;
+    let web: LeakSite;
     let legacy: LegacyClient;
     let v2: V2Connection;
-    let cats: LeakCategories;
     before(async () => {
-      content = await backend.open();
-      cats = await leakCategories(content.db);
-      const { app } = await pluginApp(content.db, { mcp: true });
-      web = await listen(app);
+      web = await startLeakSite(backend);
       legacy = await connectMcp(`${web.origin}/mcp`);
       v2 = await connectMcpV2(`${web.origin}/mcp`);
     });
@@ -224,14 +219,13 @@ for (const backend of backends) {
       await v2?.client.close();
       await legacy?.close();
       await web?.close();
-      await content?.close();
     });
 
     it('lists exactly the public, indexable resources and reads only the visible ones, as the 1.x client does', async () => {
       assert.equal(v2.client.getNegotiatedProtocolVersion(), MODERN_REVISION);
       await fc.assert(
         fc.asyncProperty(fc.array(leakState, { minLength: 1, maxLength: 12 }), async (states) => {
-          const rows = await insertLeakStates(content.db, cats, states);
+          const rows = await insertLeakStates(web.content.db, web.cats, states);
           const ours = (ids: number[]) => ids.filter((id) => rows.some((r) => r.id === id)).sort((a, b) => a - b);
           const expected = rows.filter((r) => r.listed).map((r) => r.id).sort((a, b) => a - b);
           const pages = await toolPages(v2.client, 'search', { text: 'harbour', pagelen: '3' });

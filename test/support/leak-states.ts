@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/index.js';
 import { bootstrapVocabulary, insertCategory, insertResource } from '../../example-site/content-store.js';
+import type { Backend, TestDatabase } from './backends.js';
+import { pluginApp } from './demo.js';
+import { listen } from './mcp-client.js';
 
 /**
  * The generated states of the never-leak property, shared by every face of the facade (REST, MCP):
@@ -67,4 +70,36 @@ export async function insertLeakStates(db: Kysely<Database>, cats: LeakCategorie
     rows.push({ id, visible, listed: visible && indexable });
   }
   return rows;
+}
+
+/** A plugin with MCP on over a fresh database holding the leak categories, listening on loopback. */
+export interface LeakSite {
+  readonly content: TestDatabase;
+  readonly cats: LeakCategories;
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** Stops listening, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** The one harness of the MCP never-leak properties (every protocol revision and client). */
+export async function startLeakSite(backend: Backend): Promise<LeakSite> {
+  const content = await backend.open();
+  try {
+    const cats = await leakCategories(content.db);
+    const { app } = await pluginApp(content.db, { mcp: true });
+    const web = await listen(app);
+    return {
+      content,
+      cats,
+      origin: web.origin,
+      async close() {
+        await web.close();
+        await content.close();
+      },
+    };
+  } catch (error) {
+    await content.close();
+    throw error;
+  }
 }
