@@ -101,6 +101,23 @@ for (const backend of backends) {
         await agent.close();
       });
 
+      it('a server too slow to answer at start-up: opening tries again, then serves', async () => {
+        const target = new URL(demo.url!);
+        // The first two connections are never answered: each attempt times out (2 s), the third opens.
+        const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }, { silentFirst: 2 });
+        const viaProxy = new URL(demo.url!);
+        viaProxy.hostname = '127.0.0.1';
+        viaProxy.port = String(proxy.port);
+        try {
+          const { app, agent } = await pluginApp(demo.db, { database: { url: viaProxy.toString(), poolSize: 2 } });
+          assert.ok(proxy.accepted >= 3, `connections through the proxy: ${proxy.accepted}`);
+          assert.equal((await request(app).get('/api/agent/search')).status, 200);
+          await agent.close();
+        } finally {
+          await proxy.close();
+        }
+      });
+
       it('a stopped database is a 503 quickly, and the process keeps serving', async () => {
         const target = new URL(demo.url!);
         const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });

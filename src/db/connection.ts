@@ -54,6 +54,28 @@ const NO_JIT = 'SET jit = off';
 /** The error is also delivered to the query in flight, if any; the client itself needs nothing more. */
 function ignoreClientError(): void {}
 
+/**
+ * How long opening waits for its first connection when the server is slow to answer (not when it
+ * refuses): a request waits at most the pool's 2 s for a connection, but a server busy at start-up
+ * (a checkpoint, a burst of new connections) must not fail the start of the site.
+ */
+const FIRST_CONNECTION_MS = 10_000;
+
+/**
+ * The pool's first connection: tried again while each attempt only timed out, until
+ * `FIRST_CONNECTION_MS` have passed; any other error (refused, authentication, no such database) at once.
+ */
+async function firstConnection(pool: pg.Pool): Promise<pg.PoolClient> {
+  const deadline = Date.now() + FIRST_CONNECTION_MS;
+  for (;;) {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      if (!/connection timeout/i.test((error as Error).message) || Date.now() >= deadline) throw error;
+    }
+  }
+}
+
 async function openPostgres(config: { url: string; poolSize?: number; statementTimeoutMs?: number; preparedStatements?: boolean }): Promise<ContentDatabase> {
   // Clients the pool must not hand out again: their backend reported FATAL, or a statement of theirs
   // was cancelled (a late CancelRequest must not reach the next request's statement).
@@ -93,7 +115,7 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
   pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => {
     if (lostClients.has(client)) client.end().catch(ignoreClientError);
   });
-  const client = await pool.connect().catch(async (error: unknown) => {
+  const client = await firstConnection(pool).catch(async (error: unknown) => {
     await pool.end().catch(() => {});
     throw new Error(`express-agent-discovery: cannot connect to PostgreSQL: ${(error as Error).message}`);
   });
@@ -104,7 +126,7 @@ async function openPostgres(config: { url: string; poolSize?: number; statementT
   const sessions = {
     options: pool.options,
     connect: async () => {
-      const client = await pool.connect();
+      const client = await firstConnection(pool);
       await sessionReady.get(client);
       return client;
     },

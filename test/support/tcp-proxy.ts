@@ -14,13 +14,20 @@ export interface TcpProxy {
 
 /**
  * Starts a proxy that forwards every connection to `target` byte for byte. Both halves of a pair are
- * torn down together when either side fails or closes.
+ * torn down together when either side fails or closes. The first `silentFirst` connections are
+ * accepted and never answered (a server too busy to reply), until the client gives up on them.
  */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(target: { host: string; port: number }, { silentFirst = 0 } = {}): Promise<TcpProxy> {
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  const silent = new Set<net.Socket>();
   let accepted = 0;
   const server = net.createServer((client) => {
     accepted++;
+    if (accepted <= silentFirst) {
+      silent.add(client);
+      client.on('error', () => {}).on('close', () => silent.delete(client));
+      return;
+    }
     const upstream = net.connect(target.port, target.host);
     const pair = { client, upstream };
     pairs.add(pair);
@@ -56,6 +63,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
           upstream.destroy();
         }
         pairs.clear();
+        for (const client of silent) client.destroy();
         server.close(() => resolve());
       }),
   };
