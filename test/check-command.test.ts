@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
-import { runCli, type CliIo } from '../src/cli/run.js';
+import { runCheck } from './support/check-cli.js';
 import { checkReportSchema, runSiteChecks, DEFAULT_MAX_REQUESTS, type CheckReport } from '../src/check/index.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { idOf } from './support/demo.js';
@@ -41,14 +41,7 @@ async function listen(handler: http.RequestListener): Promise<Counted> {
   };
 }
 
-/** Runs the command line in-process through the command registry. */
-async function cli(args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIo = { env: {}, out: (t) => (out += t), err: (t) => (err += t) };
-  const code = await runCli(['check', ...args], io);
-  return { code, out, err };
-}
+const cli = runCheck;
 
 /** Runs `check --json` and validates the report with the exported schema. */
 async function jsonReport(args: string[]): Promise<{ code: number; report: CheckReport }> {
@@ -172,6 +165,15 @@ for (const backend of backends) {
       assert.equal(report.requests, 12);
       assert.equal(report.ok, false);
       assert.match(byId(report, 'llms-txt').detail, /was not requested: the budget of 12 requests is used up/);
+    });
+
+    it('a run keeps its connections to itself: after a run with --connect-to, one without looks the host up again', async () => {
+      const { code: first } = await cli([web.origin, '--connect-to', LOOPBACK, '--json']);
+      assert.equal(first, 0);
+      const { code, out, err } = await cli([web.origin]);
+      assert.equal(code, 1);
+      assert.equal(out, '');
+      assert.match(err, new RegExp(`^express-agent-discovery check: cannot connect to ${web.origin.replace(/[.]/g, '\\.')}/ \\((?:ENOTFOUND|EAI_AGAIN|timed out after 5000 ms)\\)`));
     });
 
     it('runs as a child process: node --import tsx src/cli/main.ts check <url>', async () => {

@@ -13,6 +13,7 @@ import { CHECK_CATALOG, checkReportSchema, readinessScore, type CheckReport, typ
 import { siteLinks } from '../src/links/site-links.js';
 import { SITE_LINK_RELS } from '../src/link-relations.js';
 import { backends, type TestDatabase } from './support/backends.js';
+import { runCheck } from './support/check-cli.js';
 import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';
 import { adminCookie } from '../example-site/session.js';
 import { DEMO } from '../example-site/seed.js';
@@ -45,18 +46,9 @@ const textOf = (html: string, id: string): string => {
     .trim();
 };
 
+/** `express-agent-discovery check …`: exit code, stdout, stderr (in-process; see `runCheck`). */
+const check = runCheck;
 const execFileAsync = promisify(execFile);
-
-/** `express-agent-discovery check …` as a child process, as a user runs it: exit code, stdout, stderr. */
-async function check(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', ...args], { encoding: 'utf8' });
-    return { code: 0, out: stdout, err: stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout, err: e.stderr };
-  }
-}
 
 async function jsonCheck(args: string[]): Promise<{ code: number; report: CheckReport }> {
   const { code, out, err } = await check([...args, '--json']);

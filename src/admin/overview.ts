@@ -78,17 +78,21 @@ const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
  */
 export async function documentStatuses(ctx: AgentContext, base: string): Promise<DocumentStatus[]> {
   const client = createSiteClient(new URL(base).origin, { maxRequests: 16, timeoutMs: 5000, maxBodyBytes: 1024 * 1024 });
-  return Promise.all(
-    documents(ctx).map(async ({ path, type }) => {
-      const url = absoluteUrl(base, path);
-      const r = await client.fetch(url);
-      if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null, size: '' };
-      const got = r.headers.get('content-type') ?? '';
-      const ok = r.status === 200 && mediaType(got) === mediaType(type);
-      const bytes = Buffer.byteLength(r.body);
-      return { path, url, ok, status: String(r.status), type: got, bytes, size: adminBytes(bytes) };
-    }),
-  );
+  try {
+    return await Promise.all(
+      documents(ctx).map(async ({ path, type }) => {
+        const url = absoluteUrl(base, path);
+        const r = await client.fetch(url);
+        if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null, size: '' };
+        const got = r.headers.get('content-type') ?? '';
+        const ok = r.status === 200 && mediaType(got) === mediaType(type);
+        const bytes = Buffer.byteLength(r.body);
+        return { path, url, ok, status: String(r.status), type: got, bytes, size: adminBytes(bytes) };
+      }),
+    );
+  } finally {
+    client.close();
+  }
 }
 
 /** How many resources agents can reach, by the plugin's rules. */

@@ -131,12 +131,16 @@ export async function runSiteChecks(url: string, options: SiteCheckOptions = {})
     client,
     ...(options.page !== undefined ? { pageUrl: new URL(options.page, `${origin}/`).toString() } : {}),
   };
-  const first = await client.fetch(ctx.homeUrl, { accept: ACCEPT.fetcher });
-  if (first.error !== undefined && first.unreachable) throw new SiteUnreachableError(ctx.homeUrl, first.error);
-  const outcomes = await siteOutcomes(ctx);
-  for (const hidden of options.hidden ?? []) outcomes.push(await checkNotAdvertised(ctx, hidden));
-  const checks = outcomes.map((c) => ({ ...c, weight: checkWeight(c.id) }));
-  return { url: ctx.homeUrl, ok: checks.every((c) => c.status !== 'failed'), score: readinessScore(checks), ranAt, requests: client.requests, checks };
+  try {
+    const first = await client.fetch(ctx.homeUrl, { accept: ACCEPT.fetcher });
+    if (first.error !== undefined && first.unreachable) throw new SiteUnreachableError(ctx.homeUrl, first.error);
+    const outcomes = await siteOutcomes(ctx);
+    for (const hidden of options.hidden ?? []) outcomes.push(await checkNotAdvertised(ctx, hidden));
+    const checks = outcomes.map((c) => ({ ...c, weight: checkWeight(c.id) }));
+    return { url: ctx.homeUrl, ok: checks.every((c) => c.status !== 'failed'), score: readinessScore(checks), ranAt, requests: client.requests, checks };
+  } finally {
+    client.close();
+  }
 }
 
 /** The results so far, by id, and how a check that needs others runs. */

@@ -53,6 +53,8 @@ export interface SiteClient {
    * Identical requests are made once.
    */
   fetch(url: string, request?: SiteRequest): Promise<SiteResponse>;
+  /** Closes the client's kept-alive connections (the run is over). */
+  close(): void;
 }
 
 /** The `User-Agent` of the checker. */
@@ -82,7 +84,7 @@ const fixedLookup = (address: string): LookupFunction =>
   }) as unknown as LookupFunction;
 
 /** One request over node:http(s), its body read up to `maxBodyBytes`. */
-function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteRequest, limits: SiteClientLimits): Promise<SiteResponse> {
+function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteRequest, limits: SiteClientLimits, agent: http.Agent): Promise<SiteResponse> {
   return new Promise((resolve) => {
     const u = new URL(url);
     const headers: Record<string, string> = { accept: req.accept ?? '*/*', 'user-agent': CHECK_USER_AGENT, ...req.headers };
@@ -95,7 +97,7 @@ function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteR
       clearTimeout(timer);
       resolve(r);
     };
-    const outgoing = send(u, { method: req.method, headers, ...(limits.connectTo ? { lookup: fixedLookup(limits.connectTo) } : {}) }, (res) => {
+    const outgoing = send(u, { method: req.method, headers, agent, ...(limits.connectTo ? { lookup: fixedLookup(limits.connectTo) } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
@@ -144,15 +146,20 @@ function request(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteR
 export function createSiteClient(origin: string, limits: SiteClientLimits): SiteClient {
   let requests = 0;
   const made = new Map<string, Promise<SiteResponse>>();
+  // The run's own connections: kept alive between its requests, never shared with another run or with
+  // the process's global agent (a connection opened through `connectTo` must not serve a later request
+  // that resolves the same host name, and a later run must look the host up again).
+  const agent = new (origin.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true });
 
   function send(url: string, req: Required<Pick<SiteRequest, 'method'>> & SiteRequest): Promise<SiteResponse> {
     if (requests >= limits.maxRequests) return Promise.resolve({ url, error: `not requested: the budget of ${limits.maxRequests} requests is used up` });
     requests += 1;
-    return request(url, req, limits);
+    return request(url, req, limits, agent);
   }
 
   return {
     origin,
+    close: () => agent.destroy(),
     get requests() {
       return requests;
     },
