@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './support/repo.js';
 import mysql from 'mysql2/promise';
 import { backends, type TestDatabase } from './support/backends.js';
 
@@ -12,8 +12,8 @@ import { backends, type TestDatabase } from './support/backends.js';
  * pushes its posts into the plugin's tables, on PGlite and on PostgreSQL.
  */
 
-const HOST = fileURLToPath(new URL('../examples/cms/ghost/host.mjs', import.meta.url));
-const REPO = fileURLToPath(new URL('..', import.meta.url));
+const HOST = `${REPO_ROOT}examples/cms/ghost/host.mjs`;
+const REPO = REPO_ROOT;
 const MYSQL = { host: process.env.MYSQL_HOST ?? '127.0.0.1', port: Number(process.env.MYSQL_PORT ?? 3306), user: 'root', password: '' };
 const TOKEN = randomBytes(16).toString('hex');
 

@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './support/repo.js';
 import pg from 'pg';
 import { connectMcp } from './support/mcp-client.js';
 
@@ -15,7 +15,7 @@ import { connectMcp } from './support/mcp-client.js';
  * recipe's), and every page hidden from guests carries the word `classifiedzebra`, so any leak shows.
  */
 
-const REPO = fileURLToPath(new URL('..', import.meta.url));
+const REPO = REPO_ROOT;
 const RECIPE = `${REPO}examples/cms/wikijs/`;
 const FIXTURE = `${REPO}test/fixtures/wikijs-2/`;
 const ADMIN_URL = process.env.DATABASE_URL;

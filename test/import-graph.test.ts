@@ -5,8 +5,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { REPO_ROOT } from './support/repo.js';
 
-const SRC = resolve(import.meta.dirname, '../src');
+const SRC = resolve(REPO_ROOT, 'src');
 
 /** Every module of src/, by path relative to src/ (`facade/search-route.ts`). */
 function modules(dir = SRC): string[] {

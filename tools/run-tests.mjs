@@ -1,4 +1,5 @@
-// The suite (`npm test` runs it; a whole run type-checks too, as its first job). Every test file is a process of its own
+// The suite (`npm test` runs it; a whole run type-checks too, as its first job, and compiles the suite:
+// tools/build-tests.mjs). Every test file is a process of its own
 // (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
 // long file started last is the whole suite's tail). After them, the files that break their own
@@ -7,9 +8,13 @@
 // injection under load, PgBouncer scale-out) run alone, since what they check is how the process
 // behaves under a load they make themselves. A file's output is printed whole when it ends (never
 // interleaved), then a summary: every file with its time, pass and fail.
-// `node tools/run-tests.mjs [files…]` runs only the files given; TEST_CONCURRENCY overrides the default.
+// A file of a whole run started once the build is done runs compiled (`node --test .test-build/test/x.test.js`,
+// source maps on): the same code without the TypeScript loader's cost per module; the longest files,
+// started beside the build, run under tsx as a file run alone does.
+// `node tools/run-tests.mjs [files…]` runs only the files given (under tsx, no build); TEST_CONCURRENCY
+// overrides the default.
 import { spawn } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -65,12 +70,15 @@ const LONGEST = [
 const FILE_TIMEOUT_MS = 20 * 60_000;
 
 /**
- * The type check (`tsc --noEmit` over src, test, bench and the examples) of a whole run: a job of the
- * pool like a file, started first beside the longest files instead of before them all, and failing
- * the run as a failed file does.
+ * The type check of a whole run (`tsc` over src, test, bench and the examples), which also writes the
+ * compiled suite (tools/build-tests.mjs): a job of the pool like a file, started first beside the
+ * longest files instead of before them all, and failing the run as a failed file does.
  */
-const TYPECHECK = 'tsc --noEmit';
-const TYPECHECK_ARGS = [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '--noEmit'];
+const TYPECHECK = 'tsc (type check and compiled suite)';
+const TYPECHECK_ARGS = [fileURLToPath(new URL('build-tests.mjs', import.meta.url))];
+const BUILD_DIR = '.test-build';
+/** Set when the build has ended: the files started after it run compiled. */
+let built = false;
 
 const given = process.argv.slice(2);
 const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
@@ -93,7 +101,14 @@ const started = Date.now();
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const args = file === TYPECHECK ? TYPECHECK_ARGS : ['--import', 'tsx', '--test', '--test-reporter=tap', file];
+    const compiled = path.join(BUILD_DIR, file.replace(/\.ts$/, '.js'));
+    const runCompiled = file !== TYPECHECK && built && existsSync(compiled);
+    const args =
+      file === TYPECHECK
+        ? TYPECHECK_ARGS
+        : runCompiled
+          ? ['--enable-source-maps', '--test', '--test-reporter=tap', compiled]
+          : ['--import', 'tsx', '--test', '--test-reporter=tap', file];
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
@@ -105,11 +120,12 @@ function runFile(file) {
     }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      if (file === TYPECHECK) built = true;
       const output = Buffer.concat(chunks).toString('utf8');
       const count = (name) => Number(output.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-      const result = { file, seconds: (Date.now() - t0) / 1000, pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped'), ok: code === 0 && !timedOut };
+      const result = { file, compiled: runCompiled, startedAt: (t0 - started) / 1000, seconds: (Date.now() - t0) / 1000, pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped'), ok: code === 0 && !timedOut };
       const status = result.ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 60_000} min` : `FAILED (exit ${code ?? signal})`;
-      process.stdout.write(`\n# ==== ${file}: ${status}, ${result.seconds.toFixed(1)} s, ${result.pass} passed, ${result.fail} failed\n${output}`);
+      process.stdout.write(`\n# ==== ${file}: ${status}, ${result.seconds.toFixed(1)} s from +${result.startedAt.toFixed(0)} s${runCompiled ? ' (compiled)' : ''}, ${result.pass} passed, ${result.fail} failed\n${output}`);
       resolve(result);
     });
   });
@@ -126,13 +142,14 @@ async function pool(files, n) {
 }
 
 const results = [...(await pool(pooled, concurrency)), ...(await pool(paired, 2)), ...(await pool(alone, 1))];
+if (!given.length) rmSync(BUILD_DIR, { recursive: true, force: true });
 for (const name of readdirSync(os.tmpdir())) {
   if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
 }
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
-  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  ${r.file}\n`);
+  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled ? '' : ' (tsx)'}\n`);
 }
 process.stdout.write(`# tests passed ${total('pass')}, failed ${total('fail')}, cancelled ${total('cancelled')}, skipped ${total('skipped')}\n`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);

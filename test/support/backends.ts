@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Kysely, PGliteDialect } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -9,6 +10,7 @@ import { openDatabase, type ContentDatabase } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import type { Database } from '../../src/db/schema.js';
 import { seedDemoContent } from '../../example-site/seed.js';
+import { REPO_ROOT } from './repo.js';
 
 /**
  * The backends every suite runs against: embedded PGlite always, and real PostgreSQL when
@@ -86,7 +88,7 @@ let seededBytes: Promise<Uint8Array> | undefined;
 /** The data directory of a migrated PGlite holding the demo content, seeded once per run. */
 function seededDataDir(): Promise<Uint8Array> {
   return (seededBytes ??= (async () => {
-    const root = new URL('../../', import.meta.url);
+    const root = pathToFileURL(REPO_ROOT);
     const migrated = await migratedDataDir();
     const hash = createHash('sha256').update(process.env[RUN_ID]!).update(migrated);
     for (const file of ['example-site/seed.ts', 'example-site/content-store.ts']) hash.update(readFileSync(new URL(file, root)));
@@ -101,7 +103,7 @@ let templateBytes: Promise<Uint8Array> | undefined;
 /** The data directory of a freshly migrated PGlite, kept while the migrations, `src/db` and PGlite stay the same. */
 function migratedDataDir(): Promise<Uint8Array> {
   return (templateBytes ??= (async () => {
-    const root = new URL('../../', import.meta.url);
+    const root = pathToFileURL(REPO_ROOT);
     const hash = createHash('sha256');
     hash.update(JSON.parse(readFileSync(new URL('node_modules/@electric-sql/pglite/package.json', root), 'utf8')).version);
     for (const dir of ['migrations', 'src/db']) {
