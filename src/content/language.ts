@@ -24,7 +24,10 @@ export function isLanguageTag(value: unknown): value is string {
  */
 export function storedLanguages(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  return [...new Set(value.filter(isLanguageTag))];
+  // A list item reads this for every row: a short list is filtered in place of a Set and two arrays.
+  const kept: string[] = [];
+  for (const code of value) if (isLanguageTag(code) && !kept.includes(code)) kept.push(code);
+  return kept;
 }
 
 /** The language fields every resource in a response carries. */
@@ -76,6 +79,7 @@ export function localize(value: LocalizedText | null | undefined, language: stri
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value !== 'object' || Array.isArray(value)) return '';
-  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  return text(value[language]) ?? (siteDefault !== undefined ? text(value[siteDefault]) : undefined) ?? Object.values(value).map(text).find((v) => v !== undefined) ?? '';
+  return textOf(value[language]) ?? (siteDefault !== undefined ? textOf(value[siteDefault]) : undefined) ?? Object.values(value).map(textOf).find((v) => v !== undefined) ?? '';
 }
+
+const textOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

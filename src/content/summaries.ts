@@ -56,4 +56,41 @@ export function categoryReference(row: Pick<SummaryRow, 'category_public_id' | '
     : { id: row.category_public_id, name: row.category_name, title: localize(row.category_title, language, siteDefault) };
 }
 
-export const toIso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
+const MS_PER_DAY = 86_400_000;
+/** 0001-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: between them `toISOString` writes four year digits. */
+const FOUR_DIGIT_YEARS_FROM = -62_135_596_800_000;
+const FOUR_DIGIT_YEARS_UNTIL = 253_402_300_800_000;
+const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * A date as `toISOString` writes it (`2026-11-30T08:15:00.000Z`). A list item carries two, so the
+ * common case (a year from 1 to 9999) is worked out with integer arithmetic (the civil-from-days
+ * algorithm), about a tenth of the cost of the built-in; any other date, and an invalid one (which
+ * throws), goes through `toISOString`.
+ */
+export function toIso(d: Date | string): string {
+  const date = d instanceof Date ? d : new Date(d);
+  const t = date.getTime();
+  if (!(t >= FOUR_DIGIT_YEARS_FROM && t < FOUR_DIGIT_YEARS_UNTIL)) return date.toISOString();
+  const days = Math.floor(t / MS_PER_DAY);
+  let ms = t - days * MS_PER_DAY;
+  const hours = Math.floor(ms / 3_600_000);
+  ms -= hours * 3_600_000;
+  const minutes = Math.floor(ms / 60_000);
+  ms -= minutes * 60_000;
+  const seconds = Math.floor(ms / 1000);
+  ms -= seconds * 1000;
+  // Days since 1970-01-01 to a proleptic Gregorian year, month and day (H. Hinnant's civil_from_days).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const y = year < 1000 ? `000${year}`.slice(-4) : `${year}`;
+  return `${y}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(ms)}Z`;
+}

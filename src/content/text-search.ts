@@ -36,7 +36,8 @@ import {
  */
 export async function textSearchPage(db: Kysely<Database>, q: TextSearchQuery) {
   const { rows } = await db.executeQuery(reusableTextWalk(db, { ...q, walkRows: textWalkRows(q) }));
-  const walked = rows.filter((r) => !r.past_bound).map(({ past_bound: _, ...row }) => row);
+  // The rows keep their `past_bound` column (false): copying each row without it cost about 8 µs a page.
+  const walked = rows.filter((r) => !r.past_bound);
   if (walked.length >= q.limit) return walked;
   // No row past the walk's bound: the walk reached the end (a small site), unless an OFFSET skipped that row.
   if (walked.length === rows.length && !q.offset) return walked;

@@ -34,21 +34,26 @@ export function itemPageUrl(
  * resource cannot push every page that lists it over the body size bound; the read has the full text.
  */
 export function summaryItem(ic: ItemContext, row: SummaryRow) {
-  const lang: LanguageFields = chooseLanguage(row.language, ic.requestedLanguage, ic.options.defaultLanguage);
+  const { options } = ic;
+  const lang: LanguageFields = chooseLanguage(row.language, ic.requestedLanguage, options.defaultLanguage);
   const l = lang.language;
-  const category = categoryReference(row, l, ic.options.defaultLanguage);
-  const langQuery = { language: advertisedLanguage(lang, ic.options.languages) };
+  const category = categoryReference(row, l, options.defaultLanguage);
+  const langQuery = { language: advertisedLanguage(lang, options.languages) };
+  // Built field by field in the result schema's order (no spread: this runs for every item of a page).
   return {
     id: row.id,
     uri: entityUri(ic.base, row.id, row.uri),
-    title: boundText(localize(row.title, l, ic.options.defaultLanguage), MAX_ITEM_TITLE_CHARS),
-    summary: boundText(localize(row.summary, l, ic.options.defaultLanguage), MAX_ITEM_SUMMARY_CHARS),
-    category: category && { ...category, title: boundText(category.title, MAX_ITEM_TITLE_CHARS) },
+    title: boundText(localize(row.title, l, options.defaultLanguage), MAX_ITEM_TITLE_CHARS),
+    summary: boundText(localize(row.summary, l, options.defaultLanguage), MAX_ITEM_SUMMARY_CHARS),
+    category: category && { id: category.id, name: category.name, title: boundText(category.title, MAX_ITEM_TITLE_CHARS) },
     page_url: itemPageUrl(ic, row, l),
     json_url: absoluteUrl(ic.base, PATHS.resource.url({ id: row.id }), langQuery),
     markdown_url: absoluteUrl(ic.base, PATHS.markdown.url({ id: row.id }), langQuery),
     publication_start: toIso(row.publication_start),
     modified: toIso(row.modified),
-    ...lang,
+    requested_language: lang.requested_language,
+    language: l,
+    available_languages: lang.available_languages,
+    is_fallback: lang.is_fallback,
   };
 }
