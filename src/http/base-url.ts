@@ -20,6 +20,26 @@ const badHost = (header: string): HttpError => new HttpError(400, 'bad_request',
  * ```
  */
 function originOf(protocol: 'http' | 'https', host: string): string | undefined {
+  const known = knownOrigins[protocol];
+  const seen = known.get(host);
+  if (seen !== undefined) return seen;
+  const origin = checkedOrigin(protocol, host);
+  if (origin !== undefined) {
+    if (known.size >= MAX_KNOWN_ORIGINS) known.clear();
+    known.set(host, origin);
+  }
+  return origin;
+}
+
+/**
+ * The usable hosts seen (a handful per process), with their origins: every request of a site without
+ * `baseUrl` works its origin out from the same `Host`. Past 64 the memo starts over.
+ */
+const knownOrigins = { http: new Map<string, string>(), https: new Map<string, string>() };
+const MAX_KNOWN_ORIGINS = 64;
+
+/** `originOf` without the memo. */
+function checkedOrigin(protocol: 'http' | 'https', host: string): string | undefined {
   if (host.length > MAX_HOST_LENGTH) return undefined;
   const match = HOST.exec(host);
   if (!match) return undefined;

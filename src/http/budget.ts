@@ -5,16 +5,23 @@ import { HttpError } from './errors.js';
  * cancels a statement running longer than the same budget on the server (src/db/statement-guard.ts),
  * on PGlite the wait is abandoned.
  */
-export async function withBudget<T>(budgetMs: number, work: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HttpError(504, 'timeout', `the request exceeded its ${budgetMs / 1000}-second budget`)), budgetMs);
+export function withBudget<T>(budgetMs: number, work: () => Promise<T>): Promise<T> {
+  // One promise and one timer per request (no race between two promises): this wraps every route.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new HttpError(504, 'timeout', `the request exceeded its ${budgetMs / 1000}-second budget`)), budgetMs);
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      reject(error);
+    };
+    let running: Promise<T>;
+    try {
+      running = work();
+    } catch (error) {
+      return fail(error);
+    }
+    running.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    }, fail);
   });
-  const running = work();
-  running.catch(() => {});
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
