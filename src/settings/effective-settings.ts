@@ -91,6 +91,20 @@ export async function effectiveOptions(ctx: SettingsReader): Promise<ResolvedOpt
 
 /** The options with the given effective settings in place (see {@link effectiveOptions}). */
 export function optionsWith(options: ResolvedOptions, s: EffectiveSettings): ResolvedOptions {
+  // The settings change rarely: the frozen options built last time for the same values are returned again.
+  const last = lastOptionsWith.get(options);
+  if (last && last.noindex === s.noindex && last.description === s.description && last.sitemapUrl === s.sitemapUrl && last.llmsNotes === s.llmsNotes) {
+    return last.result;
+  }
+  const result = buildOptionsWith(options, s);
+  lastOptionsWith.set(options, { noindex: s.noindex, description: s.description, sitemapUrl: s.sitemapUrl, llmsNotes: s.llmsNotes, result });
+  return result;
+}
+
+/** Per options object, the settings `optionsWith` was last given and what it built. */
+const lastOptionsWith = new WeakMap<ResolvedOptions, Pick<EffectiveSettings, 'noindex' | 'description' | 'sitemapUrl' | 'llmsNotes'> & { result: ResolvedOptions }>();
+
+function buildOptionsWith(options: ResolvedOptions, s: EffectiveSettings): ResolvedOptions {
   const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = options;
   return Object.freeze({
     ...rest,
@@ -103,8 +117,16 @@ export function optionsWith(options: ResolvedOptions, s: EffectiveSettings): Res
 
 /** A string that changes whenever an effective setting does (for per-base caches of built documents). */
 export function settingsKey(options: ResolvedOptions): string {
-  return JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
+  let key = settingsKeys.get(options);
+  if (key === undefined) {
+    key = JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
+    settingsKeys.set(options, key);
+  }
+  return key;
 }
+
+/** The key of each (frozen) options object seen: `optionsWith` hands the same object out while the settings hold. */
+const settingsKeys = new WeakMap<ResolvedOptions, string>();
 
 /**
  * The site's noindex setting for a statement: once the settings table is known to exist, the
