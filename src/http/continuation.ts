@@ -21,6 +21,8 @@ const IV_BYTES = 12;
 /** Three safe integers with signs and separators fit in 56 characters. */
 const PLAINTEXT_BYTES = 64;
 const TAG_BYTES = 16;
+/** How many sealed continuations `encode` remembers (the oldest goes first). */
+const REMEMBERED_CONTINUATIONS = 512;
 
 /**
  * A codec keyed by `secret` (give every instance behind one load balancer the same secret), or by a
@@ -31,17 +33,28 @@ export function createContinuationCodec(secret?: string): ContinuationCodec {
   const key = createHmac('sha256', root).update('encryption').digest();
   const nonceKey = createHmac('sha256', root).update('nonce').digest();
   const invalid = () => badRequest('cursor', 'invalid, altered or from another query or process; follow next_url from the first page again');
+  // The sealing is deterministic (same query, page and position, same token), so a token sealed
+  // recently is handed out again rather than sealed anew: creating the HMAC and the cipher cost
+  // 30 to 60 µs per page in a loaded server (OpenSSL 3 looks the algorithms up on every call). Only
+  // the token is remembered; the page itself is read and built for every request.
+  const sealedTokens = new Map<string, string>();
   return Object.freeze({
     encode(scope: string, page: number, position: readonly number[]): string {
       const aad = `${scope}\npage=${page}`;
       // Padded to a fixed width: GCM keeps the plaintext length, which would tell how many digits the
       // position (perhaps a hidden candidate's id) has.
       const plaintext = JSON.stringify(position).padEnd(PLAINTEXT_BYTES, ' ');
-      const iv = createHmac('sha256', nonceKey).update(`${aad}\n${plaintext}`).digest().subarray(0, IV_BYTES);
+      const nonceInput = `${aad}\n${plaintext}`;
+      const known = sealedTokens.get(nonceInput);
+      if (known !== undefined) return known;
+      const iv = createHmac('sha256', nonceKey).update(nonceInput).digest().subarray(0, IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(aad));
       const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+      const token = Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+      if (sealedTokens.size >= REMEMBERED_CONTINUATIONS) sealedTokens.delete(sealedTokens.keys().next().value!);
+      sealedTokens.set(nonceInput, token);
+      return token;
     },
     decode(scope: string, page: number, token: string, length: number): number[] {
       const raw = Buffer.from(token, 'base64url');
