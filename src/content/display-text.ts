@@ -47,8 +47,12 @@ export function boundText(text: string, max: number): string {
  * ```
  */
 export function plainLine(text: string): string {
+  if (PLAIN_LINE.test(text)) return text;
   return text.replace(/\p{Cf}+/gu, '').replace(/[\s\p{Cc}]+/gu, ' ').trim();
 }
+
+/** Text `plainLine` leaves as it is (most titles): words of visible characters, one space between them. */
+const PLAIN_LINE = /^(?:[^\s\p{Cc}\p{Cf}]+(?: [^\s\p{Cc}\p{Cf}]+)*)?$/u;
 
 const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

@@ -154,13 +154,15 @@ type EdgePageRow = Awaited<ReturnType<ReturnType<typeof edgePageQuery>['executeT
 function toCandidates(rows: readonly EdgePageRow[]): EdgeCandidate[] {
   return rows
     .map((row): EdgeCandidate => {
-      const { edge_id, predicate_id, endpoint_id, visible_predicate_id, predicate_name, ...summary } = row;
+      const { edge_id, predicate_id, endpoint_id, visible_predicate_id, predicate_name } = row;
       return {
         edge_id: Number(edge_id),
         predicate_id: Number(predicate_id),
         endpoint_id: Number(endpoint_id),
         predicate: visible_predicate_id === null ? undefined : { id: Number(predicate_id), name: predicate_name },
-        endpoint: summary.id === null ? undefined : (summary as SummaryRow),
+        // The row itself, its edge columns beside the summary's, rather than a copy without them (about
+        // 0.4 µs and one object per row): only the summary columns are read from it.
+        endpoint: row.id === null ? undefined : (row as SummaryRow),
       };
     })
     .sort((a, b) => a.predicate_id - b.predicate_id || a.endpoint_id - b.endpoint_id);
