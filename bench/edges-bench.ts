@@ -186,7 +186,7 @@ async function report(db: Kysely<Database>, url: string, hub: number, prepared: 
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const scope = pageScope(`related/${hub}`, { direction: 'in', language: 'en', pagelen: PAGELEN });
+    const scope = pageScope(`related/${hub}`, { direction: 'in', language: 'en', pagelen: PAGELEN })();
     const cursor = ctx.continuations.encode(scope, 2, after);
     const first = `${origin}/api/agent/related/${hub}?direction=in&pagelen=${PAGELEN}`;
     const deepUrl = `${first}&page=2&cursor=${cursor}`;

@@ -6,7 +6,7 @@ import { PATHS } from '../paths.js';
 import { relatedPage, resolvePredicate, resolveResource } from '../content/edges.js';
 import { resourceExposure } from '../content/visibility.js';
 import { notFound } from '../http/errors.js';
-import { buildPagedResult, pageScope, pageWindow, type PageParams, type PageWindow } from '../http/paging.js';
+import { buildPagedResult, pageScope, pageWindow, type PageParams, type PageScope, type PageWindow } from '../http/paging.js';
 import { languageParam, pagingShape, resourceRef, withCandidateBound } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
 import { facadeRoute, TOOL_PAGED, TOOL_READ_ONLY } from './facade-route.js';
@@ -34,7 +34,7 @@ export function relatedQuery(options: ResolvedOptions) {
 export const relatedResult = pagedResult(relatedItem);
 
 /** The continuation scope of a related read: bound to the resolved id, so id and name paths share cursors. */
-export function relatedScope(resourceId: number, params: Record<string, unknown>): string {
+export function relatedScope(resourceId: number, params: Record<string, unknown>): PageScope {
   return pageScope(`related/${resourceId}`, params);
 }
 
@@ -52,7 +52,7 @@ async function publicPredicate(ctx: AgentContext, ref: number | string): Promise
  * continuation is refused, a resource that is not visible is still the 404 it would have been had
  * it been checked first.
  */
-async function relatedWindow(ctx: AgentContext, params: PageParams, scope: string, unchecked: number | undefined): Promise<PageWindow> {
+async function relatedWindow(ctx: AgentContext, params: PageParams, scope: PageScope, unchecked: number | undefined): Promise<PageWindow> {
   try {
     return pageWindow(ctx, params, scope, 2);
   } catch (error) {

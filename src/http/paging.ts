@@ -19,9 +19,16 @@ export interface PageWindow {
   fetch: number;
 }
 
-/** The scope a continuation is bound to: the route and every parameter but the position. */
-export function pageScope(route: string, params: Record<string, unknown>): string {
-  return continuationScope(route, params);
+/**
+ * The scope a continuation is bound to (the route and every parameter but the position), worked out
+ * when first asked for: a page that has no next page and was not reached by a cursor never needs it.
+ */
+export type PageScope = () => string;
+
+/** The {@link PageScope} of a read: `continuationScope(route, params)`, computed once, on first use. */
+export function pageScope(route: string, params: Record<string, unknown>): PageScope {
+  let scope: string | undefined;
+  return () => (scope ??= continuationScope(route, params));
 }
 
 /**
@@ -29,9 +36,9 @@ export function pageScope(route: string, params: Record<string, unknown>): strin
  * `positionLength` integers (no offset); without one, page N starts at offset (N-1) × pagelen.
  * A continuation only opens the page it was issued for, so the candidate bound cannot be skipped.
  */
-export function pageWindow(ctx: Pick<RouteContext, 'continuations'>, params: PageParams, scope: string, positionLength: number): PageWindow {
+export function pageWindow(ctx: Pick<RouteContext, 'continuations'>, params: PageParams, scope: PageScope, positionLength: number): PageWindow {
   if (params.cursor) {
-    return { after: ctx.continuations.decode(scope, params.page, params.cursor, positionLength), offset: 0, fetch: params.pagelen + 1 };
+    return { after: ctx.continuations.decode(scope(), params.page, params.cursor, positionLength), offset: 0, fetch: params.pagelen + 1 };
   }
   return { after: undefined, offset: (params.page - 1) * params.pagelen, fetch: params.pagelen + 1 };
 }
@@ -45,7 +52,7 @@ export function buildPagedResult<T>(
   ctx: Pick<RouteContext, 'continuations'>,
   call: FacadeCall,
   params: PageParams,
-  scope: string,
+  scope: PageScope,
   page: { items: T[]; hasMore: boolean; lastPosition: number[] | undefined },
 ) {
   const atBound = params.page * params.pagelen >= CANDIDATE_LIMIT;
@@ -54,7 +61,7 @@ export function buildPagedResult<T>(
   if (next) {
     let query = '';
     for (const [k, v] of call.query) if (k !== 'page' && k !== 'cursor') query += `${formPair(k, v)}&`;
-    query += `page=${params.page + 1}&cursor=${ctx.continuations.encode(scope, params.page + 1, page.lastPosition!)}`;
+    query += `page=${params.page + 1}&cursor=${ctx.continuations.encode(scope(), params.page + 1, page.lastPosition!)}`;
     next_url = `${call.base}${call.path}?${query}`;
   }
   return {

@@ -82,7 +82,8 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   }
   res.removeHeader('Set-Cookie');
   setNoSniff(res);
-  res.status(200);
+  // The status set directly: Express's `res.status` validates its argument, on every request.
+  res.statusCode = 200;
   const headers = r.headers;
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Type', r.contentType);
@@ -91,7 +92,8 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   res.setHeader('ETag', tag);
   const ifNoneMatch = req.headers['if-none-match'];
   if (ifNoneMatch !== undefined && isNotModified(ifNoneMatch, tag)) {
-    res.status(304).end();
+    res.statusCode = 304;
+    res.end();
     return;
   }
   res.setHeader('Content-Length', String(bytes.length));
@@ -104,7 +106,7 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
  */
 export function sendPerCaller(req: Request, res: Response, r: Pick<Representation, 'body' | 'contentType'>): void {
   const bytes = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-  res.status(200);
+  res.statusCode = 200;
   setNoSniff(res);
   res.setHeader('Content-Type', r.contentType);
   res.setHeader('Cache-Control', PER_CALLER_CACHE_CONTROL);
