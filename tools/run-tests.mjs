@@ -2,9 +2,9 @@
 // tools/build-tests.mjs). Every test file is a process of its own
 // (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
-// long file started last is the whole suite's tail). After them, the files that break their own
-// database connections and poll for the outcome (database faults, aborted requests) run two at a
-// time; last, the ones that load the machine on purpose or hold reads to a tight budget (fault
+// long file started last is the whole suite's tail). The files that break their own database
+// connections and poll for the outcome (database faults, aborted requests) start last of the pool, as
+// it drains; last, the ones that load the machine on purpose or hold reads to a tight budget (fault
 // injection under load, PgBouncer scale-out) run alone, since what they check is how the process
 // behaves under a load they make themselves. A file's output is printed whole when it ends (never
 // interleaved), then a summary: every file with its time, pass and fail.
@@ -26,9 +26,10 @@ import os from 'node:os';
 const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
 
 /**
- * Run after the others, two at a time, before the ALONE files: each breaks its own database connections
- * (terminated backends, aborted sockets) and polls a few seconds for the outcome, so not beside the
- * whole pool; each is one process working one core, and the machine has two.
+ * Run last of the pool, after every other file has started, before the ALONE files: each breaks its own
+ * database connections (terminated backends, aborted sockets) and polls a few seconds for the outcome,
+ * so not beside the whole pool's longest files; they start as the pool drains (beside at most its last
+ * short files), instead of waiting for the pool's last file to end with a core idle.
  */
 const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
 
@@ -87,8 +88,8 @@ const pooled = [
   // A whole run type-checks too (a run of the files given does not).
   ...(given.length ? [] : [TYPECHECK]),
   ...all.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b)),
+  ...all.filter((f) => PAIRED.has(f)),
 ];
-const paired = all.filter((f) => PAIRED.has(f));
 const alone = all.filter((f) => ALONE.has(f));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, os.availableParallelism() + 1)));
 // The run's id: PGlite databases holding the demo content are copied from one seeded once per run
@@ -141,7 +142,7 @@ async function pool(files, n) {
   return results;
 }
 
-const results = [...(await pool(pooled, concurrency)), ...(await pool(paired, 2)), ...(await pool(alone, 1))];
+const results = [...(await pool(pooled, concurrency)), ...(await pool(alone, 1))];
 if (!given.length) rmSync(BUILD_DIR, { recursive: true, force: true });
 for (const name of readdirSync(os.tmpdir())) {
   if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
