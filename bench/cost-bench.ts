@@ -112,6 +112,8 @@ export interface Sample {
   pgCpu: number;
   /** The longest event-loop delay of the serving process during the load, ms (NaN from a server without `/loop`). */
   loopMax: number;
+  /** The longest garbage-collection pause of the serving process during the load, ms (NaN likewise). */
+  gcMax: number;
 }
 
 const CLOCK_TICKS_PER_MS = 100 / 1000; // USER_HZ (100 on Linux)
@@ -135,10 +137,10 @@ async function pgCpuMs(admin: pg.Client): Promise<Map<number, number>> {
 const pgCpuSpent = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
-/** The server's longest event-loop delay since the last call (and a reset), ms; NaN when it has no `/loop`. */
-async function loopMaxMs(bare: string): Promise<number> {
+/** The server's longest event-loop delay and GC pause since the last call (and a reset), ms; NaN when it has no `/loop`. */
+async function loopMaxMs(bare: string): Promise<{ loop: number; gc: number }> {
   const res = await fetch(`${bare}/loop`);
-  return res.ok ? Number(await res.json()) : (await res.arrayBuffer(), Number.NaN);
+  return res.ok ? ((await res.json()) as { loop: number; gc: number }) : (await res.arrayBuffer(), { loop: Number.NaN, gc: Number.NaN });
 }
 
 export async function load(origin: string, path: string, cpu?: { bare: string; admin: pg.Client }): Promise<Sample> {
@@ -150,8 +152,8 @@ export async function load(origin: string, path: string, cpu?: { bare: string; a
   const n = Math.max(1, result.requests.total);
   const nodeCpu = cpu ? (Number(await (await fetch(`${cpu.bare}/cpu`)).json()) - nodeBefore) / 1000 / n : 0;
   const pgCpu = cpu ? pgCpuSpent(pgBefore, await pgCpuMs(cpu.admin)) / n : 0;
-  const loopMax = cpu ? await loopMaxMs(cpu.bare) : Number.NaN;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, nodeCpu, pgCpu, loopMax };
+  const { loop: loopMax, gc: gcMax } = cpu ? await loopMaxMs(cpu.bare) : { loop: Number.NaN, gc: Number.NaN };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, nodeCpu, pgCpu, loopMax, gcMax };
 }
 
 export const median = (xs: number[]) => {
@@ -248,6 +250,7 @@ async function main(): Promise<void> {
     process.stderr.write('\n');
     const m = (name: string, k: keyof Sample) => median(samples.get(name)!.map((s) => s[k]));
     const loopMax = (name: string) => Math.max(...samples.get(name)!.map((s) => s.loopMax));
+    const gcMax = (name: string) => Math.max(...samples.get(name)!.map((s) => s.gcMax));
     const bare = targets[0]!.name;
     // The floor's CPU per request (Node + PostgreSQL) over the route's: the ratio a machine busy with other work distorts least.
     const cpuRatio = (name: string, floor: string) => (m(floor, 'nodeCpu') + m(floor, 'pgCpu')) / (m(name, 'nodeCpu') + m(name, 'pgCpu'));
@@ -255,7 +258,7 @@ async function main(): Promise<void> {
       `cost bench: PostgreSQL, demo content + a ${(Buffer.byteLength(typical.body.en ?? '') / 1024).toFixed(1)} KiB article (id ${typical.id}), ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) × ${SECONDS} s per target; medians over rounds; preparedStatements ${process.env.BENCH_PREPARED === '0' ? 'off' : 'on'}; server: ${fromSource ? 'the source under tsx' : 'the built package (dist/) under plain Node'} ${process.version}`,
       `bare Express + pg by primary key: ${m(bare, 'rps').toFixed(0)} req/s, Node / PG CPU ${m(bare, 'nodeCpu').toFixed(2)} / ${m(bare, 'pgCpu').toFixed(2)} ms per request, longest event-loop delay ${loopMax(bare).toFixed(1)} ms (the same process: a delay this long in a handler with no blocking work means a starved machine)`,
       '',
-      `| route | statements | req/s | floor req/s | × floor (goal ≥ ${FLOOR_GOAL}) | × floor by CPU | × bare PK read | Node CPU ms/req route / floor | PG CPU ms/req route / floor | p50 ms | longest event-loop delay ms |`,
+      `| route | statements | req/s | floor req/s | × floor (goal ≥ ${FLOOR_GOAL}) | × floor by CPU | × bare PK read | Node CPU ms/req route / floor | PG CPU ms/req route / floor | p50 ms | longest event-loop delay ms route / floor (longest GC pause) |`,
       '|---|---|---|---|---|---|---|---|---|---|---|',
     ];
     const failed: string[] = [];
@@ -267,7 +270,7 @@ async function main(): Promise<void> {
       if (t.bareGoal && bareRatio < t.bareGoal) failed.push(`${t.name} ${bareRatio.toFixed(2)}× the bare read (goal ≥ ${t.bareGoal})`);
       if (loopMax(t.name) > EVENT_LOOP_GOAL_MS) failed.push(`${t.name}: event loop blocked ${loopMax(t.name).toFixed(0)} ms`);
       lines.push(
-        `| ${t.name} \`${t.path}\` | ${statements[String(i)]!.length} | ${m(t.name, 'rps').toFixed(0)} | ${m(floor, 'rps').toFixed(0)} | ${ratio.toFixed(2)} | ${cpuRatio(t.name, floor).toFixed(2)} | ${bareRatio.toFixed(2)}${t.bareGoal ? ` (goal ≥ ${t.bareGoal})` : ''} | ${m(t.name, 'nodeCpu').toFixed(2)} / ${m(floor, 'nodeCpu').toFixed(2)} | ${m(t.name, 'pgCpu').toFixed(2)} / ${m(floor, 'pgCpu').toFixed(2)} | ${m(t.name, 'p50')} | ${loopMax(t.name).toFixed(1)} |`,
+        `| ${t.name} \`${t.path}\` | ${statements[String(i)]!.length} | ${m(t.name, 'rps').toFixed(0)} | ${m(floor, 'rps').toFixed(0)} | ${ratio.toFixed(2)} | ${cpuRatio(t.name, floor).toFixed(2)} | ${bareRatio.toFixed(2)}${t.bareGoal ? ` (goal ≥ ${t.bareGoal})` : ''} | ${m(t.name, 'nodeCpu').toFixed(2)} / ${m(floor, 'nodeCpu').toFixed(2)} | ${m(t.name, 'pgCpu').toFixed(2)} / ${m(floor, 'pgCpu').toFixed(2)} | ${m(t.name, 'p50')} | ${loopMax(t.name).toFixed(1)} / ${loopMax(floor).toFixed(1)} (GC ${gcMax(t.name).toFixed(1)} / ${gcMax(floor).toFixed(1)}) |`,
       );
     }
     lines.push('', failed.length ? `goals not met: ${failed.join('; ')}` : `every goal met (≥ ${FLOOR_GOAL}× floor, related by id ≥ 0.5× bare, event loop ≤ ${EVENT_LOOP_GOAL_MS} ms)`);

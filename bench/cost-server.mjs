@@ -10,7 +10,7 @@
 // route cannot avoid sent: `res.json(rows)`; plus one conversion of the resource's body HTML with the
 // plugin's own turndown service for the Markdown read and the JSON read's Markdown field; a string
 // join of the rows for the text documents; the captured bytes for a route that sends no statement.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import express from 'express';
 import pg from 'pg';
 
@@ -62,12 +62,18 @@ bare.get('/cpu', (_req, res) => {
   const u = process.cpuUsage();
   res.json(u.user + u.system);
 });
-// The longest event-loop delay (ms) since the last call.
+// The longest event-loop delay and the longest garbage-collection pause (ms) since the last call: a
+// delay as long as a pause was the collector's, not a handler's.
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
+let gcMax = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMax = Math.max(gcMax, entry.duration);
+}).observe({ entryTypes: ['gc'] });
 bare.get('/loop', (_req, res) => {
-  res.json(loop.max / 1e6);
+  res.json({ loop: loop.max / 1e6, gc: gcMax });
   loop.reset();
+  gcMax = 0;
 });
 
 const listen = (a) =>
