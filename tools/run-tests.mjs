@@ -150,7 +150,7 @@ for (const name of readdirSync(os.tmpdir())) {
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
-  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled ? '' : ' (tsx)'}\n`);
+  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled || r.file === TYPECHECK ? '' : ' (tsx)'}\n`);
 }
 process.stdout.write(`# tests passed ${total('pass')}, failed ${total('fail')}, cancelled ${total('cancelled')}, skipped ${total('skipped')}\n`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);
