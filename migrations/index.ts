@@ -4,6 +4,7 @@ import * as agentSettings from './0002_agent_settings.js';
 import * as externalIds from './0003_external_ids.js';
 import * as pageUrl from './0004_page_url.js';
 import * as aiPreferences from './0005_ai_preferences.js';
+import * as settingsDocument from './0006_settings_document.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export const migrations: Record<string, Migration> = {
   '0003_external_ids': externalIds,
   '0004_page_url': pageUrl,
   '0005_ai_preferences': aiPreferences,
+  '0006_settings_document': settingsDocument,
 };
 
 /**
@@ -22,6 +24,7 @@ export const migrations: Record<string, Migration> = {
 export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
   '0002_agent_settings': 'agent_discovery_settings',
   '0005_ai_preferences': 'agent_discovery_settings',
+  '0006_settings_document': 'agent_discovery_settings',
 });
 
 /** The names of {@link OWN_MIGRATIONS}. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, type TestDatabase } from './support/backends.js';
@@ -99,8 +100,8 @@ for (const backend of backends) {
       const store = async (noindex: boolean | null) =>
         content.db
           .insertInto('agent_discovery_settings')
-          .values({ id: true, noindex, modified: new Date() })
-          .onConflict((oc) => oc.column('id').doUpdateSet({ noindex }))
+          .values({ id: true, settings: sql`${JSON.stringify(noindex === null ? {} : { noindex })}::jsonb`, modified: new Date() })
+          .onConflict((oc) => oc.column('id').doUpdateSet({ settings: sql`${JSON.stringify(noindex === null ? {} : { noindex })}::jsonb` }))
           .execute();
       try {
         await content.db.deleteFrom('agent_discovery_settings').execute();

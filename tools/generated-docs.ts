@@ -1,5 +1,6 @@
 import { contractReference } from '../src/db/contract-reference.js';
 import { optionsReference } from '../src/options-reference.js';
+import { settingsReference } from '../src/settings/settings-reference.js';
 import { OPTIONS_SOURCE, optionsSourceWithComments } from './option-comments.js';
 
 /**
@@ -9,5 +10,6 @@ import { OPTIONS_SOURCE, optionsSourceWithComments } from './option-comments.js'
 export const GENERATED_DOCS: Record<string, () => string> = {
   'docs/reference/content-contract.md': contractReference,
   'docs/reference/options.md': optionsReference,
+  'docs/reference/settings.md': settingsReference,
   [OPTIONS_SOURCE]: optionsSourceWithComments,
 };

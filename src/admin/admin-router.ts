@@ -12,7 +12,7 @@ import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
 import { inspectResource, resolveInspectTarget } from './inspector.js';
 import { listResources, MAX_RESOURCE_LIST_PAGE, MAX_RESOURCE_LIST_TEXT } from './resource-list.js';
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows } from './overview.js';
-import { formValues, readSettingsForm } from './settings-form.js';
+import { formFields, formValues, readSettingsForm } from './settings-form.js';
 import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
 import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../content/plan-doctor.js';
 
@@ -273,5 +273,5 @@ function adminError({ ctx, render }: AdminPages) {
 }
 
 function settingsVars(settings: Awaited<ReturnType<typeof effectiveSettings>>, form: ReturnType<typeof formValues>, saved: boolean) {
-  return { page: 'settings', settings: settingRows(settings), table: settings.table, form, saved, limits: SETTING_LIMITS };
+  return { page: 'settings', settings: settingRows(settings), table: settings.table, form, fields: formFields(form), saved, limits: SETTING_LIMITS };
 }

@@ -8,20 +8,9 @@ import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from '../links/site-links.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
-import { SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
+import { SETTINGS, SETTING_NAMES, type SettingName } from '../settings/settings-schema.js';
 import { adminBytes, adminDate } from './admin-format.js';
 
-/** The labels of the run-time settings, as the admin pages show them. */
-export const SETTING_LABELS: Record<SettingName, string> = {
-  description: 'Description',
-  noindex: 'Site noindex',
-  sitemapUrl: 'Sitemap URL',
-  llmsNotes: 'llms.txt notes',
-  contentSignalSearch: 'Content Signal search',
-  contentSignalAiInput: 'Content Signal ai-input',
-  contentSignalAiTrain: 'Content Signal ai-train',
-  crawlerRules: 'Crawler rules (robots.txt)',
-};
 
 /** One row of the effective-settings table. */
 export interface SettingRow {
@@ -33,7 +22,7 @@ export interface SettingRow {
 
 export function settingRows(s: EffectiveSettings): SettingRow[] {
   const shown = (name: SettingName): string => {
-    const v = s[name];
+    const v = s[name] as string | boolean | undefined;
     if (typeof v === 'boolean') return v ? 'yes' : 'no';
     if (v !== undefined) return v;
     // What is published without a text of the site's own: the built-in text, where it goes.
@@ -41,7 +30,7 @@ export function settingRows(s: EffectiveSettings): SettingRow[] {
     if (name === 'llmsNotes') return `${s.defaults.llmsNotes} (built-in)`;
     return name.startsWith('contentSignal') ? '(not set)' : '(none)';
   };
-  return SETTING_NAMES.map((name) => ({ name, label: SETTING_LABELS[name], value: shown(name), source: s.source[name] }));
+  return SETTING_NAMES.map((name) => ({ name, label: SETTINGS[name].label, value: shown(name), source: s.source[name] }));
 }
 
 /** The discovery documents and their expected media type (a parameter-free prefix). */

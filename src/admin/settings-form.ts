@@ -1,48 +1,57 @@
-import { SETTING_LIMITS, validateSettings, type SettingProblem, type StoredSettings } from '../settings/settings-schema.js';
+import { SETTINGS, SETTING_NAMES, validateSettings, type SettingField, type SettingName, type SettingProblem, type StoredSettings } from '../settings/settings-schema.js';
 import type { EffectiveSettings } from '../settings/effective-settings.js';
-import { SETTING_LABELS } from './overview.js';
 
-type TextSetting = 'description' | 'sitemapUrl' | 'llmsNotes';
-const TEXT_SETTINGS: readonly TextSetting[] = ['description', 'sitemapUrl', 'llmsNotes'];
-
-/** The Content Signal fields; each is `unset`, `yes` or `no` on the form. */
-type SignalSetting = 'contentSignalSearch' | 'contentSignalAiInput' | 'contentSignalAiTrain';
-type SignalChoice = 'unset' | 'yes' | 'no';
-const SIGNAL_CHOICES: readonly string[] = ['unset', 'yes', 'no'];
-const signalChoice = (v: boolean | null): SignalChoice => (v === null ? 'unset' : v ? 'yes' : 'no');
-
-/** What the settings form shows per field: its stored value (or the option's), and whether the option applies. */
-export interface SettingsFormValues {
-  description: { useOption: boolean; value: string };
-  sitemapUrl: { useOption: boolean; value: string };
-  llmsNotes: { useOption: boolean; value: string };
-  noindex: 'options' | 'yes' | 'no';
-  contentSignalSearch: SignalChoice;
-  contentSignalAiInput: SignalChoice;
-  contentSignalAiTrain: SignalChoice;
-  /** The crawler rules as stored (empty: the default `Allow: /`). */
-  crawlerRules: string;
+/** What the form shows for a text: the text in force, and whether the option from the code applies. */
+export interface TextFormValue {
+  useOption: boolean;
+  value: string;
 }
 
-/** The built-in text a field falls back to when it is empty (none for the sitemap URL). */
-const builtIn = (s: EffectiveSettings, name: TextSetting): string => (name === 'sitemapUrl' ? '' : s.defaults[name]);
+/** What the settings form shows per field, by the kind of its field (see `SETTINGS`): a text, a choice (`options` | `unset` | `yes` | `no`), or rules. */
+export type SettingsFormValues = Record<SettingName, TextFormValue | string>;
+
+/** One field of the form as the template draws it. */
+export interface SettingsFormField {
+  name: SettingName;
+  label: string;
+  help: string;
+  group: string | undefined;
+  field: SettingField;
+  value: TextFormValue | string;
+}
+
+type TextSetting = { [N in SettingName]: (typeof SETTINGS)[N]['field'] extends { kind: 'text' } ? N : never }[SettingName];
+const isText = (name: SettingName): name is TextSetting => SETTINGS[name].field.kind === 'text';
+
+/** The built-in text a text field falls back to when it is empty (none for the sitemap URL). */
+function builtIn(s: EffectiveSettings, name: TextSetting): string {
+  const field = SETTINGS[name].field;
+  return field.builtIn && (name === 'description' || name === 'llmsNotes') ? s.defaults[name] : '';
+}
+
+const choiceOf = (unset: string, v: boolean | null): string => (v === null ? unset : v ? 'yes' : 'no');
 
 /**
  * The form as the effective settings fill it: each text is the one in force, so a field left at its
  * default shows the default's text (the description, the llms.txt notes) and can be edited from there.
  */
 export function formValues(s: EffectiveSettings): SettingsFormValues {
-  const text = (name: TextSetting) => ({ useOption: s.stored[name] === null, value: s[name] ?? builtIn(s, name) });
-  return {
-    description: text('description'),
-    sitemapUrl: text('sitemapUrl'),
-    llmsNotes: text('llmsNotes'),
-    noindex: s.stored.noindex === null ? 'options' : s.stored.noindex ? 'yes' : 'no',
-    contentSignalSearch: signalChoice(s.stored.contentSignalSearch),
-    contentSignalAiInput: signalChoice(s.stored.contentSignalAiInput),
-    contentSignalAiTrain: signalChoice(s.stored.contentSignalAiTrain),
-    crawlerRules: s.stored.crawlerRules ?? '',
-  };
+  const values = {} as SettingsFormValues;
+  for (const name of SETTING_NAMES) {
+    const field = SETTINGS[name].field;
+    if (isText(name)) values[name] = { useOption: s.stored[name] === null, value: (s[name] as string | undefined) ?? builtIn(s, name) };
+    else if (field.kind === 'choice') values[name] = choiceOf(field.unset, s.stored[name] as boolean | null);
+    else values[name] = (s.stored[name] as string | null) ?? '';
+  }
+  return values;
+}
+
+/** The fields of the form in order, each with its value, for the template. */
+export function formFields(values: SettingsFormValues): SettingsFormField[] {
+  return SETTING_NAMES.map((name) => {
+    const d = SETTINGS[name];
+    return { name, label: d.label, help: d.help, group: 'group' in d ? d.group : undefined, field: d.field, value: values[name] };
+  });
 }
 
 const field = (body: Record<string, unknown>, name: string): string => (typeof body[name] === 'string' ? (body[name] as string) : '');
@@ -58,71 +67,60 @@ const normalised = (text: string): string => text.replace(/\r\n?/g, '\n').trim()
  * site's own back to the option is refused (which was meant cannot be told).
  */
 function readText(body: Record<string, unknown>, name: TextSetting, current: EffectiveSettings): { value: string | null; problem?: string } {
+  const label = SETTINGS[name].label;
   const source = field(body, `${name}_source`) || 'options';
-  if (source !== 'options' && source !== 'site') return { value: null, problem: `${SETTING_LABELS[name]}: choose "Use the option from the code" or "Use this value"` };
+  if (source !== 'options' && source !== 'site') return { value: null, problem: `${label}: choose "Use the option from the code" or "Use this value"` };
   const text = normalised(field(body, name));
-  const shown = normalised(formValues(current)[name].value);
+  const shown = normalised((formValues(current)[name] as TextFormValue).value);
   const own = (t: string) => (t === normalised(builtIn(current, name)) ? '' : t);
   if (source === 'site') return { value: own(text) };
   if (text === '' || text === shown) return { value: null };
   if (current.stored[name] === null) return { value: own(text) };
   return {
     value: null,
-    problem: `${SETTING_LABELS[name]} was changed, but "Use the option from the code" is chosen: choose "Use this value" to save the text, or leave the text as it was to use the option`,
+    problem: `${label} was changed, but "Use the option from the code" is chosen: choose "Use this value" to save the text, or leave the text as it was to use the option`,
   };
 }
 
+/** A choice field: its stored value, or the problem of a value the form does not offer. */
+function readChoice(body: Record<string, unknown>, name: SettingName, unset: string): { value: boolean | null; problem?: string } {
+  const choice = field(body, name) || unset;
+  if (![unset, 'yes', 'no'].includes(choice)) return { value: null, problem: `${SETTINGS[name].label} must be "${unset}", "yes" or "no"` };
+  return { value: choice === 'yes' ? true : choice === 'no' ? false : null };
+}
+
 /**
- * Reads the posted form (`<name>_source` = `options` | `site`, `<name>`, `noindex` = `options` |
- * `yes` | `no`, each Content Signal `unset` | `yes` | `no`, `crawlerRules`; a field left out is
- * `options` or `unset`) into values to store, validated against the settings in force when the form
- * was shown (`current`): the cleaned values, or the problems, each a sentence naming its field once,
- * with the form to show again (long values cut to their limit).
+ * Reads the posted form (a text: `<name>_source` = `options` | `site` and `<name>`; a choice: `<name>`
+ * = its unset value (`options` or `unset`) | `yes` | `no`; rules: `<name>`; a field left out is not set
+ * here) into values to store, validated against the settings in force when the form was shown
+ * (`current`): the cleaned values, or the problems, each a sentence naming its field once, with the
+ * form to show again (long values cut to their limit).
  */
 export function readSettingsForm(
   body: Record<string, unknown>,
   current: EffectiveSettings,
 ): { ok: true; value: StoredSettings } | { ok: false; problems: SettingProblem[]; form: SettingsFormValues } {
   const problems: SettingProblem[] = [];
-  const text = (name: TextSetting) => {
-    const read = readText(body, name, current);
-    if (read.problem) problems.push({ field: name, message: read.problem });
-    return read.value;
-  };
-  const noindexField = field(body, 'noindex') || 'options';
-  if (!['options', 'yes', 'no'].includes(noindexField)) problems.push({ field: 'noindex', message: 'Site noindex must be "options", "yes" or "no"' });
-  const signal = (name: SignalSetting) => {
-    const choice = field(body, name) || 'unset';
-    if (!SIGNAL_CHOICES.includes(choice)) problems.push({ field: name, message: `${SETTING_LABELS[name]} must be "unset", "yes" or "no"` });
-    return choice === 'yes' ? true : choice === 'no' ? false : null;
-  };
-  const input: StoredSettings = {
-    description: text('description'),
-    noindex: noindexField === 'yes' ? true : noindexField === 'no' ? false : null,
-    sitemapUrl: text('sitemapUrl'),
-    llmsNotes: text('llmsNotes'),
-    contentSignalSearch: signal('contentSignalSearch'),
-    contentSignalAiInput: signal('contentSignalAiInput'),
-    contentSignalAiTrain: signal('contentSignalAiTrain'),
-    crawlerRules: field(body, 'crawlerRules'),
-  };
-  const checked = validateSettings(input);
+  const input = {} as Record<SettingName, unknown>;
+  const echo = {} as SettingsFormValues;
+  for (const name of SETTING_NAMES) {
+    const definition = SETTINGS[name].field;
+    if (isText(name)) {
+      const read = readText(body, name, current);
+      if (read.problem) problems.push({ field: name, message: read.problem });
+      input[name] = read.value;
+      echo[name] = { useOption: read.value === null, value: field(body, name).slice(0, SETTINGS[name].field.max) };
+    } else if (definition.kind === 'choice') {
+      const read = readChoice(body, name, definition.unset);
+      if (read.problem) problems.push({ field: name, message: read.problem });
+      input[name] = read.value;
+      echo[name] = choiceOf(definition.unset, read.value);
+    } else {
+      input[name] = field(body, name);
+      echo[name] = field(body, name).slice(0, definition.max);
+    }
+  }
+  const checked = validateSettings(input as StoredSettings);
   if (checked.ok && !problems.length) return { ok: true, value: checked.value };
-  const echo = (name: TextSetting) => ({ useOption: input[name] === null, value: field(body, name).slice(0, SETTING_LIMITS[name]) });
-  return {
-    ok: false,
-    problems: [...problems, ...(checked.ok ? [] : checked.problems)],
-    form: {
-      description: echo('description'),
-      sitemapUrl: echo('sitemapUrl'),
-      llmsNotes: echo('llmsNotes'),
-      noindex: (['options', 'yes', 'no'].includes(noindexField) ? noindexField : 'options') as SettingsFormValues['noindex'],
-      contentSignalSearch: signalChoice(input.contentSignalSearch),
-      contentSignalAiInput: signalChoice(input.contentSignalAiInput),
-      contentSignalAiTrain: signalChoice(input.contentSignalAiTrain),
-      crawlerRules: field(body, 'crawlerRules').slice(0, SETTING_LIMITS.crawlerRules),
-    },
-  };
+  return { ok: false, problems: [...problems, ...(checked.ok ? [] : checked.problems)], form: echo };
 }
-
-export { TEXT_SETTINGS };

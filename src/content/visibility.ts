@@ -73,11 +73,11 @@ export type SiteNoindex = boolean | { readonly storedElse: boolean };
  * PostgreSQL evaluates it once per statement (an InitPlan, a one-time filter).
  *
  * ```sql
- * NOT coalesce((SELECT s.noindex FROM agent_discovery_settings s WHERE s.id), $1)
+ * NOT coalesce((SELECT CASE WHEN jsonb_typeof(s.settings->'noindex') = 'boolean' THEN (s.settings->'noindex')::boolean END FROM agent_discovery_settings s WHERE s.id), $1)
  * ```
  */
 function siteIndexableStored(storedElse: boolean): RawBuilder<SqlBool> {
-  return sql<SqlBool>`NOT coalesce((SELECT s.noindex FROM agent_discovery_settings s WHERE s.id), ${storedElse})`;
+  return sql<SqlBool>`NOT coalesce((SELECT CASE WHEN jsonb_typeof(s.settings->'noindex') = 'boolean' THEN (s.settings->'noindex')::boolean END FROM agent_discovery_settings s WHERE s.id), ${storedElse})`;
 }
 
 /**

@@ -24,16 +24,10 @@ export type MediumTable = ContractTable<typeof MEDIUM_COLUMNS>;
 /** The plugin's own settings row (migrations 0002 and 0005); null columns fall back to the factory options. */
 export interface AgentSettingsTable {
   id: Generated<boolean>;
-  description: string | null;
-  noindex: boolean | null;
-  sitemap_url: string | null;
-  llms_notes: string | null;
-  /** The Content Signals (null: not set). */
-  content_signal_search: boolean | null;
-  content_signal_ai_input: boolean | null;
-  content_signal_ai_train: boolean | null;
-  /** The robots.txt `Allow:`/`Disallow:` lines for `User-agent: *` (null: the default `Allow: /`). */
-  crawler_rules: string | null;
+  /** The run-time settings set on the admin page, one member each (see `SETTINGS` in settings-schema.ts). */
+  settings: Generated<unknown>;
+  /** Set by a trigger on every write of the row (see migration 0006). */
+  version: Generated<string>;
   modified: Generated<Date>;
 }
 

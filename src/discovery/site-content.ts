@@ -5,8 +5,8 @@ import { SEARCH_SHAPE, searchResources, searchStatement, type SearchQuery, type 
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { reusableQuery } from '../db/reusable-query.js';
-import { besideStoredSettings, hasSettingsTable, storedFromRow } from '../settings/settings-store.js';
-import { effectiveOptions, mergeSettings, optionsWith } from '../settings/effective-settings.js';
+import { besideStoredSettings, hasSettingsTable, snapshotOf } from '../settings/settings-store.js';
+import { effectiveOptions, mergeSettings } from '../settings/effective-settings.js';
 import { idOrName } from '../http/parameters.js';
 import { publicTopCategories } from '../content/top-categories.js';
 
@@ -67,7 +67,7 @@ export async function newestWithOptions(ctx: AgentContext, limit: number): Promi
   }
   const query = { sort: 'newest' as const, siteNoindex: { storedElse: ctx.options.noindex }, offset: 0, limit: count };
   const { rows } = await ctx.db.executeQuery(newestBesideSettings(ctx.db, query));
-  const options = optionsWith(ctx.options, mergeSettings(ctx.options, true, storedFromRow(rows[0]!)));
+  const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, rows[0]!));
   return { options, newest: rows.filter((row) => row.id !== null) as SearchRow[] };
 }
 

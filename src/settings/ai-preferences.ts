@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { mergeSettings, type EffectiveSettings } from './effective-settings.js';
-import { readStoredSettings } from './settings-store.js';
+import { readSettingsSnapshot } from './settings-store.js';
 
 /**
  * The operator's AI usage preferences, set on the admin page or by the `contentSignals` option: the three Content Signals of
@@ -68,6 +68,5 @@ export function contentSignalsOf(s: Pick<EffectiveSettings, 'contentSignalSearch
  * applies to the next request), each signal the admin page's else the option's; undefined when none is set.
  */
 export async function readContentUsage(db: Kysely<Database>, options: ResolvedOptions): Promise<string | undefined> {
-  const { table, stored } = await readStoredSettings(db);
-  return contentUsageValue(contentSignalsOf(mergeSettings(options, table, stored)));
+  return contentUsageValue(contentSignalsOf(mergeSettings(options, await readSettingsSnapshot(db))));
 }

@@ -2,9 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import type { SiteNoindex } from '../content/visibility.js';
-import { hasSettingsTable, readStoredSettings } from './settings-store.js';
-import { SETTING_NAMES, type SettingName, type StoredSettings } from './settings-schema.js';
-import { DEFAULT_CRAWLER_RULES } from './crawler-rules.js';
+import { hasSettingsTable, readSettingsSnapshot, type SettingsSnapshot } from './settings-store.js';
+import { SETTINGS, SETTING_NAMES, type EffectiveValue, type SettingName, type StoredSettings } from './settings-schema.js';
 import { defaultDescription, defaultLlmsNotes } from './default-texts.js';
 
 /** What reading the settings needs of the plugin's context (its options and database). */
@@ -16,29 +15,24 @@ export interface SettingsReader {
 /** Where an effective setting comes from: the settings table, a factory option, or neither (the built-in default). */
 export type SettingSource = 'database' | 'options' | 'default';
 
-/** The settings in force for one request. */
-export interface EffectiveSettings {
-  description: string | undefined;
-  noindex: boolean;
-  sitemapUrl: string | undefined;
-  llmsNotes: string | undefined;
-  /** The Content Signals (undefined: set neither in the table nor by the `contentSignals` option). */
-  contentSignalSearch: boolean | undefined;
-  contentSignalAiInput: boolean | undefined;
-  contentSignalAiTrain: boolean | undefined;
-  /** The `Allow:`/`Disallow:` lines of the plugin's robots.txt (default `Allow: /`). */
-  crawlerRules: string;
-  source: Record<SettingName, SettingSource>;
+/** The settings in force for one request: each setting's value (see `SETTINGS` in settings-schema.ts), and where each comes from. */
+export type EffectiveSettings = { readonly [N in SettingName]: EffectiveValue<N> } & {
+  readonly source: Readonly<Record<SettingName, SettingSource>>;
   /** False when the database has no settings table (only the options apply). */
-  table: boolean;
+  readonly table: boolean;
   /** What the table holds (null: not set there). */
-  stored: StoredSettings;
+  readonly stored: StoredSettings;
+  /**
+   * The snapshot's version: changes whenever a stored setting does (a trigger sets it on every write
+   * of the row, from the clock, so a restored backup never brings back a version seen since). `'0'`
+   * with nothing stored.
+   */
+  readonly version: string;
   /** The built-in texts used when no description or notes are set (see `default-texts.ts`). */
-  defaults: { description: string; llmsNotes: string };
-}
-
-/** The empty string stored for "set to nothing" is no value. */
-const present = (s: string | null | undefined): string | undefined => (s ? s : undefined);
+  readonly defaults: { readonly description: string; readonly llmsNotes: string };
+  /** The options with these settings in place of the options they override (see {@link optionsWith}). */
+  readonly options: ResolvedOptions;
+};
 
 /**
  * The settings in force now: each stored value, else the factory option, else the built-in default.
@@ -46,65 +40,68 @@ const present = (s: string | null | undefined): string | undefined => (s ? s : u
  * without a restart. Every document and header that uses a setting reads it here.
  */
 export async function effectiveSettings(ctx: SettingsReader): Promise<EffectiveSettings> {
-  const { table, stored } = await readStoredSettings(ctx.db);
-  return mergeSettings(ctx.options, table, stored);
+  return mergeSettings(ctx.options, await readSettingsSnapshot(ctx.db));
 }
 
-/** The settings in force given what the table holds: each stored value, else the factory option, else the built-in default. */
-export function mergeSettings(o: ResolvedOptions, table: boolean, stored: StoredSettings): EffectiveSettings {
-  const fromOptions: Record<SettingName, unknown> = {
-    description: o.description,
-    noindex: o.noindex ? true : undefined,
-    sitemapUrl: o.sitemapUrl,
-    llmsNotes: o.llmsNotes,
-    contentSignalSearch: o.contentSignals.search,
-    contentSignalAiInput: o.contentSignals['ai-input'],
-    contentSignalAiTrain: o.contentSignals['ai-train'],
-    crawlerRules: undefined,
-  };
-  const source = Object.fromEntries(
-    SETTING_NAMES.map((name) => [name, stored[name] !== null ? 'database' : fromOptions[name] !== undefined ? 'options' : 'default']),
-  ) as Record<SettingName, SettingSource>;
-  return {
-    description: stored.description !== null ? present(stored.description) : o.description,
-    noindex: stored.noindex ?? o.noindex,
-    sitemapUrl: stored.sitemapUrl !== null ? present(stored.sitemapUrl) : o.sitemapUrl,
-    llmsNotes: stored.llmsNotes !== null ? present(stored.llmsNotes) : o.llmsNotes,
-    contentSignalSearch: stored.contentSignalSearch ?? o.contentSignals.search,
-    contentSignalAiInput: stored.contentSignalAiInput ?? o.contentSignals['ai-input'],
-    contentSignalAiTrain: stored.contentSignalAiTrain ?? o.contentSignals['ai-train'],
-    crawlerRules: present(stored.crawlerRules) ?? DEFAULT_CRAWLER_RULES,
-    source,
+/** Per options object, the effective settings of the last snapshot merged (the settings change rarely). */
+const lastMerged = new WeakMap<ResolvedOptions, EffectiveSettings>();
+
+/**
+ * The settings in force given a snapshot of the table: each stored value, else the factory option,
+ * else the built-in default. The same object is returned while the snapshot's version holds.
+ */
+export function mergeSettings(o: ResolvedOptions, snapshot: SettingsSnapshot): EffectiveSettings {
+  const last = lastMerged.get(o);
+  if (last && last.version === snapshot.version && last.table === snapshot.table) return last;
+  const merged = buildEffective(o, snapshot);
+  lastMerged.set(o, merged);
+  return merged;
+}
+
+/** The empty string stored for "set to nothing" is no value. */
+const present = (v: unknown): unknown => (v === '' ? undefined : v);
+
+function buildEffective(o: ResolvedOptions, { table, stored, version }: SettingsSnapshot): EffectiveSettings {
+  const values: Record<string, unknown> = {};
+  const source: Record<string, SettingSource> = {};
+  for (const name of SETTING_NAMES) {
+    const definition = SETTINGS[name];
+    const fromOptions = (definition.fromOptions as (o: ResolvedOptions) => unknown)(o);
+    if (stored[name] !== null) {
+      values[name] = present(stored[name]);
+      source[name] = 'database';
+    } else if (fromOptions !== undefined) {
+      values[name] = fromOptions;
+      source[name] = 'options';
+    } else {
+      values[name] = definition.builtIn;
+      source[name] = 'default';
+    }
+  }
+  const settings = values as { [N in SettingName]: EffectiveValue<N> };
+  const options = optionsWith(o, settings);
+  settingsVersions.set(options, `${table ? 't' : 'f'}${version}`);
+  return Object.freeze({
+    ...settings,
+    source: Object.freeze(source) as Record<SettingName, SettingSource>,
     table,
     stored,
-    defaults: { description: defaultDescription(o.siteTitle), llmsNotes: defaultLlmsNotes(o.siteTitle) },
-  };
+    version,
+    defaults: Object.freeze({ description: defaultDescription(o.siteTitle), llmsNotes: defaultLlmsNotes(o.siteTitle) }),
+    options,
+  });
 }
 
 /**
  * The options with the effective settings in place of `description`, `noindex`, `sitemapUrl` and
- * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`.
+ * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`. The same
+ * frozen object while the settings hold.
  */
 export async function effectiveOptions(ctx: SettingsReader): Promise<ResolvedOptions> {
-  return optionsWith(ctx.options, await effectiveSettings(ctx));
+  return (await effectiveSettings(ctx)).options;
 }
 
-/** The options with the given effective settings in place (see {@link effectiveOptions}). */
-export function optionsWith(options: ResolvedOptions, s: EffectiveSettings): ResolvedOptions {
-  // The settings change rarely: the frozen options built last time for the same values are returned again.
-  const last = lastOptionsWith.get(options);
-  if (last && last.noindex === s.noindex && last.description === s.description && last.sitemapUrl === s.sitemapUrl && last.llmsNotes === s.llmsNotes) {
-    return last.result;
-  }
-  const result = buildOptionsWith(options, s);
-  lastOptionsWith.set(options, { noindex: s.noindex, description: s.description, sitemapUrl: s.sitemapUrl, llmsNotes: s.llmsNotes, result });
-  return result;
-}
-
-/** Per options object, the settings `optionsWith` was last given and what it built. */
-const lastOptionsWith = new WeakMap<ResolvedOptions, Pick<EffectiveSettings, 'noindex' | 'description' | 'sitemapUrl' | 'llmsNotes'> & { result: ResolvedOptions }>();
-
-function buildOptionsWith(options: ResolvedOptions, s: EffectiveSettings): ResolvedOptions {
+function optionsWith(options: ResolvedOptions, s: { [N in SettingName]: EffectiveValue<N> }): ResolvedOptions {
   const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = options;
   return Object.freeze({
     ...rest,
@@ -115,18 +112,16 @@ function buildOptionsWith(options: ResolvedOptions, s: EffectiveSettings): Resol
   });
 }
 
-/** A string that changes whenever an effective setting does (for per-base caches of built documents). */
-export function settingsKey(options: ResolvedOptions): string {
-  let key = settingsKeys.get(options);
-  if (key === undefined) {
-    key = JSON.stringify([options.description ?? null, options.noindex, options.sitemapUrl ?? null, options.llmsNotes ?? null]);
-    settingsKeys.set(options, key);
-  }
-  return key;
-}
+/** The settings version each options object of {@link mergeSettings} was built with. */
+const settingsVersions = new WeakMap<ResolvedOptions, string>();
 
-/** The key of each (frozen) options object seen: `optionsWith` hands the same object out while the settings hold. */
-const settingsKeys = new WeakMap<ResolvedOptions, string>();
+/**
+ * The version of the settings the options were built with, for caches of built documents (`'options'`
+ * for options not built from a snapshot: the factory's own).
+ */
+export function settingsKey(options: ResolvedOptions): string {
+  return settingsVersions.get(options) ?? 'options';
+}
 
 /**
  * The site's noindex setting for a statement: once the settings table is known to exist, the

@@ -1,24 +1,22 @@
 import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { StoredSettings } from './settings-schema.js';
+import { jsonFromStored, NOTHING_STORED, storedFromJson, type StoredSettings } from './settings-schema.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 const SETTINGS_TABLE = 'agent_discovery_settings';
 
-/** Nothing stored: every setting comes from the options. */
-export const NOTHING_STORED: StoredSettings = Object.freeze({
-  description: null,
-  noindex: null,
-  sitemapUrl: null,
-  llmsNotes: null,
-  contentSignalSearch: null,
-  contentSignalAiInput: null,
-  contentSignalAiTrain: null,
-  crawlerRules: null,
-});
+/** What the settings table holds now, with the version of that content. */
+export interface SettingsSnapshot {
+  /** False when the database has no settings table (a host-kept schema without the plugin's migrations). */
+  readonly table: boolean;
+  readonly stored: StoredSettings;
+  /** The row's version (`'0'` without a row or a table); see `EffectiveSettings.version`. */
+  readonly version: string;
+}
 
-/** The settings columns, in the order statements select them. */
-const COLUMNS = ['description', 'noindex', 'sitemap_url', 'llms_notes', 'content_signal_search', 'content_signal_ai_input', 'content_signal_ai_train', 'crawler_rules'] as const;
+/** Nothing stored. */
+const EMPTY: SettingsSnapshot = Object.freeze({ table: true, stored: NOTHING_STORED, version: '0' });
+const NO_TABLE: SettingsSnapshot = Object.freeze({ table: false, stored: NOTHING_STORED, version: '0' });
 
 /** PostgreSQL's "undefined_table": a host schema kept without the plugin's migrations has no settings table. */
 const isMissingTable = (error: unknown) => (error as { code?: unknown } | null)?.code === '42P01';
@@ -35,69 +33,54 @@ export function hasSettingsTable(db: Kysely<Database>): boolean {
 }
 
 /**
- * The stored settings, read on every call (no cache: a change applies to the next request); `table:
- * false` when the database has no settings table (a host-kept schema without migration 0002).
+ * The stored settings, read on every call (a change applies to the next request; only the parse of
+ * an unchanged version is reused); `table: false` when the database has no settings table.
  *
  * ```sql
- * select "description", "noindex", "sitemap_url", "llms_notes", "content_signal_search", …, "crawler_rules" from "agent_discovery_settings" where "id" = true
+ * select "settings", "version"::text as "version" from "agent_discovery_settings" where "id" = true
  * ```
  */
-export async function readStoredSettings(db: Kysely<Database>): Promise<{ table: boolean; stored: StoredSettings }> {
+export async function readSettingsSnapshot(db: Kysely<Database>): Promise<SettingsSnapshot> {
   try {
     const [row] = (await db.executeQuery(settingsRead(db, {}))).rows;
     tableSeen.add(db);
-    if (!row) return { table: true, stored: NOTHING_STORED };
-    return {
-      table: true,
-      stored: storedFromRow({
-        setting_description: row.description,
-        setting_noindex: row.noindex,
-        setting_sitemap_url: row.sitemap_url,
-        setting_llms_notes: row.llms_notes,
-        setting_content_signal_search: row.content_signal_search,
-        setting_content_signal_ai_input: row.content_signal_ai_input,
-        setting_content_signal_ai_train: row.content_signal_ai_train,
-        setting_crawler_rules: row.crawler_rules,
-      }),
-    };
+    return snapshotOf(db, row ? { setting_values: row.settings, settings_version: row.version } : null);
   } catch (error) {
     if (isMissingTable(error)) {
       tableSeen.delete(db);
-      return { table: false, stored: NOTHING_STORED };
+      return NO_TABLE;
     }
     throw error;
   }
 }
 
-/** The statement of `readStoredSettings`, built once (`reusableQuery`). */
+/** The stored settings alone (see {@link readSettingsSnapshot}). */
+export async function readStoredSettings(db: Kysely<Database>): Promise<{ table: boolean; stored: StoredSettings }> {
+  return readSettingsSnapshot(db);
+}
+
+/** The statement of `readSettingsSnapshot`, built once (`reusableQuery`). */
 const settingsRead = reusableQuery((db: Kysely<Database>, _: Record<string, never>) =>
-  db.selectFrom(SETTINGS_TABLE).select(COLUMNS).where('id', '=', true),
+  db.selectFrom(SETTINGS_TABLE).select(['settings', sql<string>`version::text`.as('version')]).where('id', '=', true),
 );
 
 /** The stored settings as a statement selects them beside its own columns ({@link besideStoredSettings}). */
 export interface StoredSettingsColumns {
-  setting_description: string | null;
-  setting_noindex: boolean | null;
-  setting_sitemap_url: string | null;
-  setting_llms_notes: string | null;
-  setting_content_signal_search: boolean | null;
-  setting_content_signal_ai_input: boolean | null;
-  setting_content_signal_ai_train: boolean | null;
-  setting_crawler_rules: string | null;
+  setting_values: unknown;
+  settings_version: string | null;
 }
 
-/** The stored settings of a row that selected them (null columns: not set, or no row stored). */
-export function storedFromRow(row: StoredSettingsColumns): StoredSettings {
-  return {
-    description: row.setting_description,
-    noindex: row.setting_noindex,
-    sitemapUrl: row.setting_sitemap_url,
-    llmsNotes: row.setting_llms_notes,
-    contentSignalSearch: row.setting_content_signal_search,
-    contentSignalAiInput: row.setting_content_signal_ai_input,
-    contentSignalAiTrain: row.setting_content_signal_ai_train,
-    crawlerRules: row.setting_crawler_rules,
-  };
+/** The last snapshot parsed per database: the parse is reused while the version holds. */
+const lastSnapshot = new WeakMap<Kysely<Database>, SettingsSnapshot>();
+
+/** The snapshot of a row that selected the settings (null columns: no row stored). */
+export function snapshotOf(db: Kysely<Database>, row: StoredSettingsColumns | null): SettingsSnapshot {
+  if (!row || row.settings_version === null) return EMPTY;
+  const last = lastSnapshot.get(db);
+  if (last && last.version === row.settings_version) return last;
+  const snapshot = Object.freeze({ table: true, stored: storedFromJson(row.setting_values), version: row.settings_version });
+  lastSnapshot.set(db, snapshot);
+  return snapshot;
 }
 
 /**
@@ -106,7 +89,7 @@ export function storedFromRow(row: StoredSettingsColumns): StoredSettings {
  * only once {@link hasSettingsTable}; `inner` reads the site noindex setting itself (`{ storedElse }`).
  *
  * ```sql
- * select s.description as setting_description, …, x.* from (select 1) as one
+ * select s.settings as setting_values, s.version::text as settings_version, x.* from (select 1) as one
  * left join agent_discovery_settings as s on s.id = true
  * left join lateral (<inner>) as x on true
  * ```
@@ -120,32 +103,17 @@ export function besideStoredSettings<O>(
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin(`${SETTINGS_TABLE} as s`, (join) => join.on('s.id', '=', true))
     .leftJoinLateral(inner.as('x'), (join) => join.onTrue())
-    .select([
-      's.description as setting_description',
-      's.noindex as setting_noindex',
-      's.sitemap_url as setting_sitemap_url',
-      's.llms_notes as setting_llms_notes',
-      's.content_signal_search as setting_content_signal_search',
-      's.content_signal_ai_input as setting_content_signal_ai_input',
-      's.content_signal_ai_train as setting_content_signal_ai_train',
-      's.crawler_rules as setting_crawler_rules',
-    ])
+    .select(['s.settings as setting_values', sql<string | null>`s.version::text`.as('settings_version')])
     .selectAll('x');
 }
 
-/** Stores validated settings (`validateSettings`), replacing the row. */
+/**
+ * Stores validated settings (`validateSettings`), replacing the row; its trigger gives the row a new
+ * version.
+ */
 export async function writeStoredSettings(db: Kysely<Database>, s: StoredSettings): Promise<void> {
-  const values = {
-    description: s.description,
-    noindex: s.noindex,
-    sitemap_url: s.sitemapUrl,
-    llms_notes: s.llmsNotes,
-    content_signal_search: s.contentSignalSearch,
-    content_signal_ai_input: s.contentSignalAiInput,
-    content_signal_ai_train: s.contentSignalAiTrain,
-    crawler_rules: s.crawlerRules,
-    modified: new Date(),
-  };
+  const settings = JSON.stringify(jsonFromStored(s));
+  const values = { settings: sql<unknown>`${settings}::jsonb`, modified: new Date() };
   await db
     .insertInto(SETTINGS_TABLE)
     .values({ id: true, ...values })
