@@ -87,6 +87,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     robotsTxt: true,
     contentSignals: { search: true, 'ai-input': true, 'ai-train': false },
     llmsFull: true,
+    // Agent traffic on the admin's Agents page (counted in memory, written every few seconds).
+    traffic: true,
     // The site's own admin stays one click away from the agent admin pages.
     adminLinks: [{ label: 'Edit resources', href: '/admin/resources' }],
     database: o.database,

@@ -5,6 +5,7 @@ import * as externalIds from './0003_external_ids.js';
 import * as pageUrl from './0004_page_url.js';
 import * as aiPreferences from './0005_ai_preferences.js';
 import * as settingsDocument from './0006_settings_document.js';
+import * as agentTraffic from './0007_agent_traffic.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0004_page_url': pageUrl,
   '0005_ai_preferences': aiPreferences,
   '0006_settings_document': settingsDocument,
+  '0007_agent_traffic': agentTraffic,
 };
 
 /**
@@ -25,6 +27,7 @@ export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
   '0002_agent_settings': 'agent_discovery_settings',
   '0005_ai_preferences': 'agent_discovery_settings',
   '0006_settings_document': 'agent_discovery_settings',
+  '0007_agent_traffic': 'agent_discovery_traffic',
 });
 
 /** The names of {@link OWN_MIGRATIONS}. */

@@ -9,6 +9,7 @@ import { createTemplateEnvironment } from './markdown/template-environment.js';
 import { createMarkdownConverter, type MarkdownConverter } from './markdown/converter.js';
 import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
 import { readContentUsage } from './settings/ai-preferences.js';
+import type { TrafficRecorder } from './traffic/traffic-recorder.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
 export interface AgentContext {
@@ -28,11 +29,13 @@ export interface AgentContext {
    * undefined when none is set or the option is off.
    */
   contentUsage(): Promise<string | undefined>;
+  /** The counting of agent traffic (with the `traffic` option), else undefined. */
+  readonly traffic: TrafficRecorder | undefined;
 }
 
 const noContentUsage = async (): Promise<undefined> => undefined;
 
-export function createContext(options: ResolvedOptions, content: ContentDatabase): AgentContext {
+export function createContext(options: ResolvedOptions, content: ContentDatabase, traffic?: TrafficRecorder): AgentContext {
   return Object.freeze({
     options,
     content,
@@ -43,5 +46,6 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     baseUrl: (req: Request) => publicBaseUrl(req, options.baseUrl),
     // The AI preferences are opt-in with robots.txt: a site without it pays no settings read per content response.
     contentUsage: options.robotsTxt ? () => readContentUsage(content.db, options) : noContentUsage,
+    traffic,
   });
 }

@@ -11,6 +11,10 @@ import { effectiveSettings, type EffectiveSettings } from './settings/effective-
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
 import { sendMarkdownNotFound } from './http/markdown-not-found.js';
 import { createContentWriter, type ContentWriter } from './push/index.js';
+import { createTrafficRecorder } from './traffic/traffic-recorder.js';
+import { createMetricsRouter } from './traffic/metrics-router.js';
+import { readTrafficReport } from './traffic/read-traffic-report.js';
+import { parseSince, type TrafficReport } from './traffic/traffic-report.js';
 
 export type { AgentDiscoveryOptions, ResolvedOptions, PageUrlInput, MediaUrlInput, CallerAccess, DatabaseOption } from './options.js';
 export type {
@@ -63,6 +67,8 @@ export type { ContractProblem, ContractReport } from './db/contract-check.js';
 export { runSiteChecks, checkReportSchema, formatReport, readinessScore, SiteUnreachableError } from './check/index.js';
 export type { CheckReport, CheckResult, CheckStatus, SiteCheckOptions, HiddenRef } from './check/index.js';
 export type { EffectiveSettings, SettingSource } from './settings/effective-settings.js';
+export type { TrafficReport, AgentTrafficLine } from './traffic/traffic-report.js';
+export type { AgentEntryInput } from './options.js';
 
 /** A mounted plugin instance. */
 export interface AgentDiscovery {
@@ -81,6 +87,17 @@ export interface AgentDiscovery {
   settings(): Promise<EffectiveSettings>;
   /** Link-merging middleware; `app.use(agent.linkHeaders)` once, before the host's routes. */
   readonly linkHeaders: RequestHandler;
+  /**
+   * What agents did with the site (with the `traffic` option): the stored hourly counts of the range
+   * (`since`: `'7d'`, `'24h'`; default 7 days) plus this process's counts not yet flushed. Undefined
+   * when the option is off.
+   */
+  traffic(since?: string): Promise<TrafficReport | undefined>;
+  /**
+   * Prometheus metrics of agent traffic, for the host to mount where only its monitoring reaches:
+   * `app.use('/internal/metrics', agent.metricsRouter)` (404 without the `traffic` option).
+   */
+  readonly metricsRouter: Router;
   /**
    * Adds the site-level and (when public and indexable) per-resource Link values to a response; the
    * alternates carry the page's language (`{ language }`, else the site's default).
@@ -140,13 +157,26 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     statementTimeoutMs: options.budgetMs,
     textConfiguration: options.textSearch.configuration,
   });
-  const ctx = createContext(options, database);
+  const traffic = options.traffic ? await createTrafficRecorder({ options, db: database.db }, options.traffic) : undefined;
+  const ctx = createContext(options, database, traffic);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
+  const linkMiddleware = createLinkMiddleware(ctx);
   return Object.freeze({
     router: createAgentRouter(ctx),
     adminRouter: createAdminRouter(ctx),
     settings: () => effectiveSettings(ctx),
-    linkHeaders: createLinkMiddleware(ctx),
+    linkHeaders: traffic
+      ? function linkHeaders(req: Request, res: Response, next: (error?: unknown) => void) {
+          traffic.tap(req, res, (error?: unknown) => (error ? next(error) : linkMiddleware(req, res, next)));
+        }
+      : linkMiddleware,
+    traffic: async (since?: string) => {
+      if (!traffic) return undefined;
+      const range = parseSince(since);
+      if (!range) throw new TypeError(`express-agent-discovery: traffic: since must be like '7d' or '24h' (got ${JSON.stringify(since)})`);
+      return readTrafficReport(database.db, range, options.defaultLanguage, traffic);
+    },
+    metricsRouter: createMetricsRouter(traffic),
     setResourceHeaders: createSetResourceHeaders(ctx),
     sendMarkdownIfPreferred,
     resourceLinks: createResourceLinks(ctx, sendMarkdownIfPreferred),
@@ -164,6 +194,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     content: createContentWriter(database.db, { defaultLanguage: options.defaultLanguage }),
     migrate,
     close: async () => {
+      await traffic?.close();
       await ctx.markdown.close();
       await database.close();
     },

@@ -187,6 +187,63 @@ const mcpOption = z
     return { path: o.path ?? DEFAULT_MCP_PATH, allowedOrigins: Object.freeze([...new Set(o.allowedOrigins ?? [])]) };
   });
 
+/** The purposes a rate limit may name (never `browser`). */
+const LIMITED_PURPOSES = ['training', 'search', 'user-fetch', 'coding-agent', 'other-bot', 'unknown'] as const;
+
+/** One class's limit: at most `requests` per `perSeconds` per agent (a token bucket). */
+const rateLimit = z.strictObject({
+  requests: z.number().int().min(1).max(1_000_000),
+  perSeconds: z.number().int().min(1).max(86_400),
+});
+
+const trafficOption = z
+  .union([
+    z.boolean(),
+    z.strictObject({
+      flushIntervalMs: z.number().int().min(1000).max(300_000).optional(),
+      retentionDays: z.number().int().min(1).max(3650).optional(),
+      agents: z.array(z.custom<AgentEntryInput>((v) => typeof v === 'object' && v !== null, 'expected catalogue entries')).optional(),
+      signatureAgents: z
+        .array(webOrigin.refine((o) => o.startsWith('https://') || /^http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/.test(o), 'expected an https origin (http only on loopback, for tests)'))
+        .optional(),
+      rateLimits: z.partialRecord(z.enum(LIMITED_PURPOSES), rateLimit).optional(),
+      maxKeys: z.number().int().min(100).max(1_000_000).optional(),
+    }),
+  ], { error: 'expected true, false or { flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }' })
+  .default(false)
+  .transform((v): false | ResolvedTraffic => {
+    if (v === false) return false;
+    const o = v === true ? {} : v;
+    return Object.freeze({
+      flushIntervalMs: o.flushIntervalMs ?? 5000,
+      retentionDays: o.retentionDays ?? 90,
+      agents: Object.freeze([...(o.agents ?? [])]),
+      signatureAgents: Object.freeze([...new Set(o.signatureAgents ?? [])]),
+      rateLimits: Object.freeze({ ...(o.rateLimits ?? {}) }),
+      maxKeys: o.maxKeys ?? 10_000,
+    });
+  });
+
+/** An entry of the agent catalogue a host adds (see docs/reference/agent-catalogue.md). */
+export interface AgentEntryInput {
+  key: string;
+  tokens: string[];
+  operator: string | null;
+  product: string;
+  purpose: 'training' | 'search' | 'user-fetch' | 'coding-agent' | 'other-bot' | 'browser' | 'unknown';
+  url?: string;
+}
+
+/** The `traffic` option, resolved. */
+export interface ResolvedTraffic {
+  readonly flushIntervalMs: number;
+  readonly retentionDays: number;
+  readonly agents: readonly AgentEntryInput[];
+  readonly signatureAgents: readonly string[];
+  readonly rateLimits: Readonly<Partial<Record<(typeof LIMITED_PURPOSES)[number], { requests: number; perSeconds: number }>>>;
+  readonly maxKeys: number;
+}
+
 const ardShape = {
   /**
    * the ARD identifier `urn:air:<publisher>:<namespace>:<name>` (publisher: see [ARD
@@ -525,6 +582,21 @@ export const optionsShape = {
   cors: z.boolean().default(false).register(optionDocs, {
     description:
       '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
+  }),
+  /**
+   * count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits,
+   * maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent,
+   * operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every
+   * `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted.
+   * `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the
+   * defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user
+   * fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP,
+   * cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md).
+   * @default `false`
+   */
+  traffic: trafficOption.register(optionDocs, {
+    description:
+      "count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent, operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md)",
   }),
   /** full-text search (`text=`) on the contract's `fts` column. @default its fields' defaults */
   textSearch: textSearchObject

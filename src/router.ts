@@ -39,6 +39,8 @@ function malformedPathParameter(error: unknown, _req: Request, res: Response, ne
 export function createAgentRouter(ctx: AgentContext): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const table = routeTable(ctx);
+  // First: count agent traffic (once per request, whichever of the plugin's middleware sees it first).
+  if (ctx.traffic) router.use(ctx.traffic.tap);
   // With `cors`: the public answers of the table (its policy says so), and below, every other
   // path under /api/agent/ (its JSON 404).
   if (ctx.options.cors) {

@@ -100,8 +100,9 @@ for (const backend of backends) {
       assert.deepEqual(unhandled, []);
     });
 
-    it('on the example site\'s pages and its sign-in form (a body cut short): no stack in the logs', async () => {
+    it('on the example site\'s pages and its sign-in form (a body cut short): no stack in the logs', async (t) => {
       const site = await createExampleSite({ database: { kysely: demo.db }, seed: false });
+      t.after(() => site.close());
       const requests = [
         get('/'),
         get(`/en/page/${welcome}`),

@@ -42,8 +42,9 @@ for (const backend of backends) {
         const before = await count();
         const second = await createExampleSite({ database: { kysely: content.db } });
         assert.equal(await count(), before);
-        void second;
+        await second.close();
       } finally {
+        await site.close();
         await content.close();
       }
     });

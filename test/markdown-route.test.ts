@@ -63,12 +63,16 @@ for (const backend of backends) {
 
     it('the example site page HTML carries no API access section and no body links to the API', async () => {
       const site = await createExampleSite({ database: { kysely: demo.db }, seed: false });
-      const id = await demo.id(DEMO.welcome);
-      const page = await request(site.app).get(`/en/page/${id}`);
-      assert.equal(page.status, 200);
-      const body = page.text.slice(page.text.indexOf('<body>'));
-      assert.ok(!body.includes('API access'));
-      assert.ok(!/markdown|api-help|openapi/.test(body));
+      try {
+        const id = await demo.id(DEMO.welcome);
+        const page = await request(site.app).get(`/en/page/${id}`);
+        assert.equal(page.status, 200);
+        const body = page.text.slice(page.text.indexOf('<body>'));
+        assert.ok(!body.includes('API access'));
+        assert.ok(!/markdown|api-help|openapi/.test(body));
+      } finally {
+        await site.close();
+      }
     });
 
     it('404 for private, unpublished, scheduled, expired and missing; noindex readable', async () => {

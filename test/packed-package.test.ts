@@ -346,11 +346,11 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
 
   it('ships compiled code for everything imported, templates, LICENSE and README; no sources or maps', () => {
     const paths = packedFiles.map((f) => f.path);
-    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk']) {
+    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk', 'templates/agent_admin_agents.njk', 'data/agent-catalogue.json', 'data/ai-referrers.json']) {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
     const unexpected = paths.filter(
-      (p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || !/^(dist\/(src|migrations)\/|templates\/|docs\/|examples\/|LICENSE$|README\.md$|package\.json$)/.test(p),
+      (p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || !/^(dist\/(src|migrations)\/|templates\/|data\/|docs\/|examples\/|LICENSE$|README\.md$|package\.json$)/.test(p),
     );
     assert.deepEqual(unexpected, []);
   });
@@ -422,7 +422,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
           const tables = await client.query<{ t: string }>(
             `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
           );
-          assert.deepEqual(tables.rows.map((r) => r.t), ['agent_discovery_external_id', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_settings', 'category', 'edge', 'medium', 'predicate_category', 'rsc']);
+          assert.deepEqual(tables.rows.map((r) => r.t), ['agent_discovery_external_id', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_settings', 'agent_discovery_traffic', 'agent_discovery_traffic_referral', 'agent_discovery_traffic_resource', 'category', 'edge', 'medium', 'predicate_category', 'rsc']);
         } finally {
           await client.end();
         }

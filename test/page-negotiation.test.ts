@@ -237,6 +237,7 @@ for (const backend of backends) {
       before(async () => {
         site = await createExampleSite({ database: { kysely: demo.db }, seed: false, baseUrl: 'https://harbour.example' });
       });
+      after(() => site?.close());
 
       it('its Dutch page gives agents the Dutch Markdown, browsers the Dutch HTML', async () => {
         const md = await request(site.app).get(`/nl/page/${welcome}`).set('Accept', ACCEPT.claudeCode);

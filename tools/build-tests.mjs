@@ -18,7 +18,7 @@ export const BUILD_DIR = '.test-build';
 /** What tsc compiles (tsconfig.json's `include`). */
 const COMPILED = ['src', 'migrations', 'test', 'example-site', 'bench', 'tools'];
 /** Found by the code beside the compiled folders. */
-const BESIDE = ['examples', 'templates', 'docs', 'README.md', 'LICENSE'];
+const BESIDE = ['examples', 'templates', 'data', 'docs', 'README.md', 'LICENSE'];
 
 const root = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const out = path.join(root, BUILD_DIR);

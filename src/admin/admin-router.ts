@@ -14,6 +14,8 @@ import { listResources, MAX_RESOURCE_LIST_PAGE, MAX_RESOURCE_LIST_TEXT } from '.
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows } from './overview.js';
 import { formFields, formValues, readSettingsForm } from './settings-form.js';
 import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
+import { agentsPageVars, askedRange, trafficReportOf } from './agents-page.js';
+import { skipTraffic } from '../traffic/traffic-mark.js';
 import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../content/plan-doctor.js';
 
 /** The admin pages' templates (overridable like every template of the plugin). */
@@ -22,6 +24,7 @@ const ADMIN_TEMPLATES = {
   resource: 'agent_admin_resource.njk',
   verify: 'agent_admin_verify.njk',
   settings: 'agent_admin_settings.njk',
+  agents: 'agent_admin_agents.njk',
   message: 'agent_admin_message.njk',
   stylesheet: 'agent_admin.css',
 } as const;
@@ -81,7 +84,9 @@ export function createAdminRouter(ctx: AgentContext): Router {
   router.get('/settings', handle(settingsPage(pages)));
   router.post('/settings', form, handle(settingsAction(pages)));
   router.get('/plans', handle(plansPage(pages)));
-  for (const path of ['/', '/resource', '/verify', '/settings', '/plans']) {
+  router.get('/agents', handle(agentsPage(pages)));
+  router.get('/traffic.json', handle(trafficJson(pages)));
+  for (const path of ['/', '/resource', '/verify', '/settings', '/plans', '/agents', '/traffic.json']) {
     router.all(path, (req, res) => {
       const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
       res.set('Allow', allow);
@@ -103,6 +108,7 @@ function adminOnly(ctx: AgentContext) {
     }
     if (!admin) return next('router');
     markPluginResponse(res);
+    skipTraffic(req);
     res.set({
       'Cache-Control': 'no-store',
       'X-Robots-Tag': 'noindex, nofollow',
@@ -197,6 +203,26 @@ function inspectorPage({ ctx, baseOf, render }: AdminPages) {
   };
 }
 
+/** What agents did with the site over a range (`?since=24h|7d|30d|90d`). */
+function agentsPage({ ctx, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
+    const since = askedRange(req.query.since);
+    if (!since) throw new AdminError(400, 'Bad range', 'The range (since) must be 24h, 7d, 30d or 90d.');
+    render(req, res, ADMIN_TEMPLATES.agents, agentsPageVars(ctx, await trafficReportOf(ctx, since), since));
+  };
+}
+
+/** The Agents page's data as JSON (signed-in only, like every admin page; includes counts not yet flushed). */
+function trafficJson({ ctx }: AdminPages) {
+  return async (req: Request, res: Response) => {
+    const since = askedRange(req.query.since);
+    if (!since) return void res.status(400).json({ status: 'error', error: { code: 'bad_parameter', parameter: 'since', message: 'since must be 24h, 7d, 30d or 90d' } });
+    const report = await trafficReportOf(ctx, since);
+    if (!report) return void res.status(404).json({ status: 'error', error: { code: 'not_counted', message: 'agent traffic is not counted: the traffic option is off' } });
+    res.json({ status: 'ok', result: report });
+  };
+}
+
 /** The plan doctor's report, run now (`?analyze=1`: with EXPLAIN ANALYZE). */
 function plansPage({ ctx, render }: AdminPages) {
   return async (req: Request, res: Response) => {
@@ -247,6 +273,8 @@ function settingsAction({ ctx, render, checkCsrf }: AdminPages) {
     const read = readSettingsForm(req.body as Record<string, unknown>, settings);
     if (!read.ok) return render(req, res, ADMIN_TEMPLATES.settings, { ...settingsVars(settings, read.form, false), problems: read.problems }, 400);
     await writeStoredSettings(ctx.db, read.value);
+    // This instance follows the switch and the crawler rules at once; the others at their next flush.
+    await ctx.traffic?.refresh();
     res.redirect(303, `${req.baseUrl}/settings?saved=1`);
   };
 }

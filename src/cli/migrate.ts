@@ -20,7 +20,7 @@ Exit status: 0 done, 1 failed, 2 wrong usage.
 `;
 
 /** Where to migrate, from the flags first, then DATABASE_URL. */
-function target(values: { 'database-url'?: string | undefined; 'data-dir'?: string | undefined }, io: CliIo): DatabaseConfig | string {
+export function target(values: { 'database-url'?: string | undefined; 'data-dir'?: string | undefined }, io: CliIo): DatabaseConfig | string {
   const url = values['database-url'];
   const dataDir = values['data-dir'];
   if (url !== undefined && dataDir !== undefined) return 'give either --database-url or --data-dir, not both';
@@ -31,7 +31,7 @@ function target(values: { 'database-url'?: string | undefined; 'data-dir'?: stri
 }
 
 /** Names the database without its password, for messages. */
-function describe(config: DatabaseConfig): string {
+export function describe(config: DatabaseConfig): string {
   if ('dataDir' in config) return `the embedded database in ${config.dataDir}`;
   if ('memory' in config) return 'an in-memory database';
   try {
@@ -92,6 +92,6 @@ export const migrateCommand: CliCommand = {
   },
 };
 
-function prefixed(message: string): string {
+export function prefixed(message: string): string {
   return message.startsWith('express-agent-discovery') ? message : `express-agent-discovery: ${message}`;
 }

@@ -1,6 +1,7 @@
 import { checkCommand } from './check.js';
 import { doctorCommand } from './doctor.js';
 import { migrateCommand } from './migrate.js';
+import { trafficCommand } from './traffic.js';
 import { EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
 
 export type { CliIo } from './command.js';
@@ -10,6 +11,7 @@ const COMMANDS: Record<string, CliCommand> = {
   migrate: migrateCommand,
   check: checkCommand,
   doctor: doctorCommand,
+  traffic: trafficCommand,
 };
 
 function usage(): string {

@@ -38,6 +38,9 @@ export interface SchemaState {
  * schema, that table existing without the record counts as the migration applied. A later migration
  * of the same table alters it, so the table's presence says nothing about it.
  */
+/** The migration creating the plugin's settings table, the first of its own tables. */
+const SETTINGS_MIGRATION = '0002_agent_settings';
+
 function createsOwnTable(name: string): boolean {
   const table = OWN_MIGRATIONS[name];
   return table !== undefined && Object.keys(OWN_MIGRATIONS).find((n) => OWN_MIGRATIONS[n] === table) === name;
@@ -123,9 +126,9 @@ export async function assertContentSchema(
     owner === 'none'
       ? 'the content schema is missing from this database (no table rsc)'
       : owner === 'host'
-        ? pending.some(createsOwnTable)
+        ? pending.includes(SETTINGS_MIGRATION)
           ? 'the content relations are the host\'s own, but the plugin\'s own settings table is missing (over a host schema, `migrate` changes only the plugin\'s own tables)'
-          : 'the content relations are the host\'s own, and the plugin\'s own settings table is older than this version of the package (over a host schema, `migrate` changes only the plugin\'s own tables)'
+          : 'the content relations are the host\'s own, and the plugin\'s own tables are older than this version of the package (over a host schema, `migrate` changes only the plugin\'s own tables)'
         : 'the content schema is older than this version of the package';
   throw new Error(`express-agent-discovery: ${problem}; migrations not applied: ${pending.join(', ')}. To fix it, ${remedy(location)}.`);
 }

@@ -31,9 +31,41 @@ export interface AgentSettingsTable {
   modified: Generated<Date>;
 }
 
+/** Agent traffic counted per hour (migration 0007): see docs/guides/traffic.md. */
+export interface AgentTrafficTable {
+  hour: Date;
+  agent: string;
+  operator: string | null;
+  purpose: string;
+  verdict: string;
+  surface: string;
+  tool: string;
+  status_class: number;
+  requests: string | number;
+  robots_violations: string | number;
+  last_seen: Date;
+}
+
+export interface AgentTrafficResourceTable {
+  hour: Date;
+  resource_id: string | number;
+  purpose: string;
+  requests: string | number;
+}
+
+export interface AgentTrafficReferralTable {
+  hour: Date;
+  assistant: string;
+  landing: string;
+  visits: string | number;
+}
+
 /** The content schema the plugin reads, as Kysely sees it, and the plugin's own tables. */
 export interface Database {
   agent_discovery_settings: AgentSettingsTable;
+  agent_discovery_traffic: AgentTrafficTable;
+  agent_discovery_traffic_resource: AgentTrafficResourceTable;
+  agent_discovery_traffic_referral: AgentTrafficReferralTable;
   rsc: RscTable;
   category: CategoryTable;
   predicate_category: PredicateCategoryTable;

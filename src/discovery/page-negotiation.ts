@@ -1,3 +1,4 @@
+import { markResourceRead, markSurface } from '../traffic/traffic-mark.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import { prefersMarkdown } from '../http/accept.js';
@@ -50,6 +51,8 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
         pageContentUsage(ctx, req),
       ]);
       if (!markdown || res.headersSent) return false;
+      markSurface(req, 'page-markdown');
+      markResourceRead(req, markdown.id);
       if (links.length) res.append('Link', links.map(formatAgentLink));
       if (usage) res.setHeader('Content-Usage', usage);
       sendRepresentation(req, res, {
@@ -89,6 +92,7 @@ export function createHomeNegotiation(ctx: AgentContext, llmsTxt: (base: string)
     }
     try {
       const body = await withBudget(ctx.options.budgetMs, () => llmsTxt(base));
+      markSurface(req, 'page-markdown');
       sendRepresentation(req, res, {
         body,
         contentType: MARKDOWN_CONTENT_TYPE,

@@ -1,3 +1,4 @@
+import { markResourceRead } from '../traffic/traffic-mark.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { notFound } from '../http/errors.js';
@@ -23,9 +24,10 @@ export function markdownRoute(options: ResolvedOptions) {
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
     },
-    async handler({ ctx, call, params, query }) {
+    async handler({ ctx, call, params, query, req }) {
       const markdown = await markdownRepresentation(ctx, params.id, query.language, call.base);
       if (!markdown) throw notFound();
+      if (req) markResourceRead(req, markdown.id);
       return { body: markdown.body, headers: { 'Content-Language': markdown.language } };
     },
   });

@@ -8,6 +8,7 @@ import { categoryReference, toIso } from '../content/summaries.js';
 import { notFound } from '../http/errors.js';
 import { languageParam, resourceRef } from '../http/parameters.js';
 import { CONTENT_READ } from '../http/route.js';
+import { markResourceRead } from '../traffic/traffic-mark.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { facadeRoute, TOOL_READ_ONLY } from './facade-route.js';
 import { composeResourceContent } from '../representations/resource-content.js';
@@ -109,9 +110,10 @@ export function resourceRoute(options: ResolvedOptions) {
       text: PATHS.markdown,
       omit: ['content'],
     },
-    async handler({ ctx, call, params, query }) {
+    async handler({ ctx, call, params, query, req }) {
       const row = await readVisibleResource(ctx.db, params.id);
       if (!row) throw notFound();
+      if (req) markResourceRead(req, row.id);
       return resourceReadResult(ctx, call.base, row, query.language);
     },
   });

@@ -18,6 +18,8 @@ import {
 import type { CachePolicy, Route, RouteOutput, RouteResponse, TextBody } from './route.js';
 import type { RouteContext } from './route-context.js';
 import { answerRouteError } from './route-errors.js';
+import { routeSurface } from './route-surface.js';
+import { markSurface } from '../traffic/traffic-mark.js';
 
 const CACHE_CONTROL: Record<Exclude<CachePolicy, 'perCaller'>, string> = {
   content: CONTENT_CACHE_CONTROL,
@@ -115,8 +117,10 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
  */
 export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined>): RequestHandler {
   const contentUsage = route.policy.contentUsage ? ctx.contentUsage : undefined;
+  const surface = routeSurface(route.path.template);
   return async function routeResponder(req: Request, res: Response) {
     markPluginResponse(res);
+    markSurface(req, surface);
     if (route.policy.noindex) res.setHeader('X-Robots-Tag', API_ROBOTS);
     try {
       const call = callFromRequest(req, route.policy.absoluteUrls ? ctx.baseUrl(req) : () => ctx.baseUrl(req));

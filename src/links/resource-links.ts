@@ -1,3 +1,4 @@
+import { markResourceRead } from '../traffic/traffic-mark.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
@@ -73,6 +74,7 @@ export async function pageLinks(ctx: AgentContext, req: Request, id: unknown, la
   if (ref === undefined) return links;
   try {
     const exposure = await withBudget(ctx.options.budgetMs, async () => resourceExposure(ctx.db, ref, await siteNoindexForQuery(ctx)));
+    if (exposure?.visible && typeof ref === 'number') markResourceRead(req, ref);
     if (exposure?.visible && exposure.indexable) {
       links.push(...translationLinks(base, languageVersions(ctx.options, exposure)), ...resourceAlternates(base, ref, language));
     }

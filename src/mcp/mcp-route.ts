@@ -1,3 +1,4 @@
+import { markMcpClient, markSurface, markTool } from '../traffic/traffic-mark.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import type { AgentContext } from '../context.js';
@@ -57,10 +58,22 @@ async function serveLegacy(server: Server, request: globalThis.Request, body: un
  * per POST. Requests with a foreign `Origin` are refused with 403. The endpoint never reads the
  * session: tools see only their arguments and the public base URL.
  */
+/** Marks an MCP request for the traffic counts: the tool a `tools/call` names (one of ours), the client an `initialize` names. */
+function markMcpTraffic(req: Request, toolNames: ReadonlySet<string>): void {
+  markSurface(req, 'mcp');
+  const body = req.body as { method?: unknown; params?: { name?: unknown; clientInfo?: { name?: unknown } } } | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const params = body.params && typeof body.params === 'object' ? body.params : undefined;
+  if (body.method === 'tools/call' && typeof params?.name === 'string' && toolNames.has(params.name)) markTool(req, params.name);
+  const client = params?.clientInfo && typeof params.clientInfo === 'object' ? params.clientInfo.name : undefined;
+  if (body.method === 'initialize' && typeof client === 'string') markMcpClient(req, client);
+}
+
 export function mountMcp(router: Router, ctx: AgentContext, path: string, table: readonly Route<AgentContext>[]): void {
   const face = createMcpFace(ctx, table);
   const parseJson = express.json({ limit: MAX_REQUEST_BYTES });
   const allowedOrigins = new Set(ctx.options.mcp ? ctx.options.mcp.allowedOrigins : []);
+  const toolNames = new Set(table.flatMap((route) => (route.tool ? [route.tool.name] : [])));
   // The public base URL of each request in flight, for the per-request server the handler builds.
   const bases = new WeakMap<globalThis.Request, string>();
   const modern = createMcpHandler(
@@ -90,6 +103,7 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string, table:
       });
     },
     async function mcpEndpoint(req: Request, res: Response) {
+      markMcpTraffic(req, toolNames);
       let base: string;
       try {
         base = ctx.baseUrl(req);

@@ -52,6 +52,8 @@ export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang
 export interface MarkdownRepresentation {
   body: string;
   language: string;
+  /** The resource's id. */
+  id: number;
 }
 
 /**
@@ -68,5 +70,5 @@ export async function markdownRepresentation(
   const row = await readVisibleResource(ctx.db, ref);
   if (!row) return undefined;
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
-  return { body: await markdownDocument(ctx, row, lang, base), language: lang.language };
+  return { body: await markdownDocument(ctx, row, lang, base), language: lang.language, id: row.id };
 }

@@ -167,6 +167,15 @@ export const SETTINGS = Object.freeze({
     builtIn: DEFAULT_CRAWLER_RULES,
     option: null,
   }),
+  traffic: choiceSetting<boolean>({
+    label: 'Count agent traffic',
+    help: 'pause or resume the counting of the Agents page; only where the code turns the traffic option on, within one flush interval on every instance',
+    schema: z.boolean().nullable(),
+    field: { kind: 'choice', unset: 'options', labels: { unset: 'Use the option from the code', yes: 'Yes: count agent traffic', no: 'No: pause the counting' } },
+    fromOptions: (o) => (o.traffic ? true : undefined),
+    builtIn: false,
+    option: 'traffic',
+  }),
 });
 
 type Settings = typeof SETTINGS;

@@ -1,0 +1,78 @@
+/**
+ * What a request was for, as agent traffic counts it: the plugin's routes mark their requests (the
+ * surface, the resource read, the MCP tool); a host page passing the plugin's middleware is counted by
+ * what it answered (HTML or Markdown, or a 404). A leaf: the HTTP core and the route folders mark,
+ * the recorder reads.
+ */
+
+/** The surfaces of the counts, in the order the Agents page lists them. */
+export const TRAFFIC_SURFACES = [
+  'page-html',
+  'page-markdown',
+  'resource-json',
+  'resource-markdown',
+  'listing',
+  'llms-txt',
+  'llms-full',
+  'discovery',
+  'mcp',
+  'robots-txt',
+  'not-found',
+  'other',
+] as const;
+export type TrafficSurface = (typeof TRAFFIC_SURFACES)[number];
+
+/** The surfaces whose answer is Markdown (the Markdown share of an agent's requests). */
+export const MARKDOWN_SURFACES: ReadonlySet<string> = new Set(['page-markdown', 'resource-markdown', 'llms-txt', 'llms-full']);
+
+/** What a request was marked with. */
+export interface TrafficMark {
+  surface?: TrafficSurface;
+  /** The id of the resource the request read (a visible one). */
+  resourceId?: number;
+  /** The MCP tool called (one of the plugin's own tools). */
+  tool?: string;
+  /** The MCP client's name (`clientInfo.name` of an `initialize`), a signal of who asks. */
+  mcpClient?: string;
+  /** Not counted at all (the admin pages). */
+  skip?: true;
+}
+
+const MARK = Symbol('express-agent-discovery.traffic');
+
+/** The mark of a request, created on first use. */
+function markOf(req: object): TrafficMark {
+  const holder = req as { [MARK]?: TrafficMark };
+  return (holder[MARK] ??= {});
+}
+
+/** Marks what a request was for (the first surface set wins: an inner route does not relabel an outer one). */
+export function markSurface(req: object, surface: TrafficSurface): void {
+  const mark = markOf(req);
+  mark.surface ??= surface;
+}
+
+/** Marks the visible resource a request read (for "most read by agents"). */
+export function markResourceRead(req: object, id: number): void {
+  markOf(req).resourceId = id;
+}
+
+/** Marks the MCP tool a request called. */
+export function markTool(req: object, tool: string): void {
+  markOf(req).tool = tool;
+}
+
+/** Marks the MCP client's name an `initialize` request gave. */
+export function markMcpClient(req: object, name: string): void {
+  markOf(req).mcpClient = name;
+}
+
+/** Marks a request that is not agent traffic (the admin pages). */
+export function skipTraffic(req: object): void {
+  markOf(req).skip = true;
+}
+
+/** The request's mark (undefined when nothing marked it). */
+export function trafficMark(req: object): TrafficMark | undefined {
+  return (req as { [MARK]?: TrafficMark })[MARK];
+}

@@ -1,0 +1,136 @@
+import { AGENT_PURPOSES } from './agent-catalogue.js';
+import type { CountsBatch } from './traffic-counts.js';
+import { MARKDOWN_SURFACES } from './traffic-mark.js';
+import { hourOf } from './traffic-counts.js';
+
+/** One agent's line of the report. */
+export interface AgentTrafficLine {
+  agent: string;
+  operator: string | null;
+  purpose: string;
+  requests: number;
+  /** Requests per surface (`page-html`, `resource-markdown`, …; MCP calls as `mcp`). */
+  surfaces: Record<string, number>;
+  /** MCP tool calls per tool. */
+  tools: Record<string, number>;
+  /** Requests per status class (`2xx`, `3xx`, `4xx`, `5xx`). */
+  statuses: Record<string, number>;
+  /** The share of its requests answered in Markdown (0 to 1). */
+  markdownShare: number;
+  /** The share of its requests verified by Web Bot Auth (0 to 1). */
+  verifiedShare: number;
+  robotsViolations: number;
+  /** ISO time of its last request. */
+  lastSeen: string;
+}
+
+/** What agents did with the site over a time range: `traffic.json`, the Agents page and the CLI. */
+export interface TrafficReport {
+  range: { since: string; until: string };
+  totals: { requests: number; byPurpose: Record<string, number>; verified: number; robotsViolations: number; referrals: number };
+  /** Requests per day (UTC) by purpose, every day of the range. */
+  daily: { day: string; byPurpose: Record<string, number>; requests: number }[];
+  agents: AgentTrafficLine[];
+  /** The resources agents read most (at most 20). */
+  resources: { id: number; title: string | null; requests: number; byPurpose: Record<string, number> }[];
+  /** Human visits referred by AI assistants, by assistant and landing path (at most 50). */
+  referrals: { assistant: string; landing: string; visits: number }[];
+  /** Requests counted in this process and not yet flushed (included above). */
+  pending: number;
+}
+
+const DAY_MS = 86_400_000;
+const zeroPurposes = (): Record<string, number> => Object.fromEntries(AGENT_PURPOSES.map((p) => [p, 0]));
+const add = (record: Record<string, number>, key: string, n: number) => void (record[key] = (record[key] ?? 0) + n);
+
+/**
+ * The report of a range from its counts (stored and pending together; rows of the same key add up).
+ * Pure: `titles` names the resources (the caller reads them).
+ */
+export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, pending: number, titles: ReadonlyMap<number, string> = new Map()): TrafficReport {
+  const inRange = (hour: number) => hour >= since.getTime() && hour < until.getTime();
+  const totals = { requests: 0, byPurpose: zeroPurposes(), verified: 0, robotsViolations: 0, referrals: 0 };
+  const days = new Map<string, Record<string, number>>();
+  for (let t = Date.UTC(since.getUTCFullYear(), since.getUTCMonth(), since.getUTCDate()); t < until.getTime(); t += DAY_MS) {
+    days.set(new Date(t).toISOString().slice(0, 10), zeroPurposes());
+  }
+  const agents = new Map<string, AgentTrafficLine & { markdown: number; verified: number; last: number }>();
+  for (const r of batch.requests) {
+    if (!inRange(r.hour)) continue;
+    totals.requests += r.requests;
+    add(totals.byPurpose, r.purpose, r.requests);
+    if (r.verdict === 'verified') totals.verified += r.requests;
+    totals.robotsViolations += r.robotsViolations;
+    const day = days.get(new Date(r.hour).toISOString().slice(0, 10));
+    if (day) add(day, r.purpose, r.requests);
+    const key = `${r.agent}\u0001${r.purpose}`;
+    let line = agents.get(key);
+    if (!line) {
+      line = { agent: r.agent, operator: r.operator, purpose: r.purpose, requests: 0, surfaces: {}, tools: {}, statuses: {}, markdownShare: 0, verifiedShare: 0, robotsViolations: 0, lastSeen: '', markdown: 0, verified: 0, last: 0 };
+      agents.set(key, line);
+    }
+    line.requests += r.requests;
+    add(line.surfaces, r.surface, r.requests);
+    if (r.tool) add(line.tools, r.tool, r.requests);
+    add(line.statuses, `${r.statusClass}xx`, r.requests);
+    if (MARKDOWN_SURFACES.has(r.surface)) line.markdown += r.requests;
+    if (r.verdict === 'verified') line.verified += r.requests;
+    line.robotsViolations += r.robotsViolations;
+    if (r.lastSeen > line.last) line.last = r.lastSeen;
+    if (r.operator) line.operator = r.operator;
+  }
+  const resources = new Map<number, { requests: number; byPurpose: Record<string, number> }>();
+  for (const r of batch.resources) {
+    if (!inRange(r.hour)) continue;
+    let line = resources.get(r.resourceId);
+    if (!line) resources.set(r.resourceId, (line = { requests: 0, byPurpose: {} }));
+    line.requests += r.requests;
+    add(line.byPurpose, r.purpose, r.requests);
+  }
+  const referrals = new Map<string, { assistant: string; landing: string; visits: number }>();
+  for (const r of batch.referrals) {
+    if (!inRange(r.hour)) continue;
+    totals.referrals += r.visits;
+    const key = `${r.assistant}\u0001${r.landing}`;
+    const line = referrals.get(key);
+    if (line) line.visits += r.visits;
+    else referrals.set(key, { assistant: r.assistant, landing: r.landing, visits: r.visits });
+  }
+  const share = (n: number, of: number) => (of ? Math.round((n / of) * 1000) / 1000 : 0);
+  return {
+    range: { since: since.toISOString(), until: until.toISOString() },
+    totals,
+    daily: [...days].map(([day, byPurpose]) => ({ day, byPurpose, requests: Object.values(byPurpose).reduce((a, b) => a + b, 0) })),
+    agents: [...agents.values()]
+      .sort((a, b) => b.requests - a.requests || a.agent.localeCompare(b.agent))
+      .map(({ markdown, verified, last, ...line }) => ({ ...line, markdownShare: share(markdown, line.requests), verifiedShare: share(verified, line.requests), lastSeen: new Date(last).toISOString() })),
+    resources: [...resources]
+      .sort(([ia, a], [ib, b]) => b.requests - a.requests || ia - ib)
+      .slice(0, 20)
+      .map(([id, line]) => ({ id, title: titles.get(id) ?? null, ...line })),
+    referrals: [...referrals.values()].sort((a, b) => b.visits - a.visits || a.landing.localeCompare(b.landing)).slice(0, 50),
+    pending,
+  };
+}
+
+/** The resources a report's counts name, most read first (the ids whose titles a caller reads). */
+export function topResourceIds(batch: CountsBatch, limit = 20): number[] {
+  const totals = new Map<number, number>();
+  for (const r of batch.resources) totals.set(r.resourceId, (totals.get(r.resourceId) ?? 0) + r.requests);
+  return [...totals].sort(([ia, a], [ib, b]) => b - a || ia - ib).slice(0, limit).map(([id]) => id);
+}
+
+/** Concatenates two batches (stored and pending): the report adds rows of one key up. */
+export function joinBatches(a: CountsBatch, b: CountsBatch): CountsBatch {
+  return { requests: [...a.requests, ...b.requests], resources: [...a.resources, ...b.resources], referrals: [...a.referrals, ...b.referrals], dropped: a.dropped + b.dropped };
+}
+
+/** A range from `since` text: `7d`, `24h`, `90d` (default 7 days), ending now. */
+export function parseSince(text: string | undefined, now = Date.now()): { since: Date; until: Date } | undefined {
+  const m = /^(\d{1,4})([dh])$/.exec(text ?? '7d');
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (n < 1 || (m[2] === 'd' && n > 3650) || (m[2] === 'h' && n > 87_600)) return undefined;
+  const span = n * (m[2] === 'd' ? DAY_MS : 3_600_000);
+  return { since: new Date(hourOf(now - span)), until: new Date(now + 1) };
+}
