@@ -1,13 +1,13 @@
 /**
  * `npm run bench [-- name…] [-- --quick]`: runs the benchmarks one after another (cost, reusable-query, facade, rare-word, edges,
- * markdown, discovery, mcp), each reporting ratios measured side by side in one run. `cost` prints
+ * markdown, discovery, mcp, cms, traffic), each reporting ratios measured side by side in one run. `cost` prints
  * each route against its floor and a bare Express + pg endpoint (issue 24); `facade` and `edges` the
- * deep-page ratios. `--quick` is passed to the benches that have a short mode (iteration only). PostgreSQL benches use
+ * deep-page ratios; `traffic` each route with the `traffic` option on against off. `--quick` is passed to the benches that have a short mode (iteration only). PostgreSQL benches use
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and create databases of their own.
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['cost', 'reusable-query', 'facade', 'rare-word', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms'];
+const ALL = ['cost', 'reusable-query', 'facade', 'rare-word', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms', 'traffic'];
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const chosen = names.length ? names : ALL;

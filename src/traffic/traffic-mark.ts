@@ -40,39 +40,51 @@ export interface TrafficMark {
 
 const MARK = Symbol('express-agent-discovery.traffic');
 
-/** The mark of a request, created on first use. */
-function markOf(req: object): TrafficMark {
+/**
+ * The mark of a request being counted: created by the counting middleware (`startMark`), so that
+ * with traffic off (no mark) every marking below is one property read and nothing else.
+ */
+const markOf = (req: object): TrafficMark | undefined => (req as { [MARK]?: TrafficMark })[MARK];
+
+/** Starts counting a request: its mark, empty; false when it is counted already (it passed the plugin's middleware before). */
+export function startMark(req: object): boolean {
   const holder = req as { [MARK]?: TrafficMark };
-  return (holder[MARK] ??= {});
+  if (holder[MARK]) return false;
+  holder[MARK] = {};
+  return true;
 }
 
 /** Marks what a request was for (the first surface set wins: an inner route does not relabel an outer one). */
 export function markSurface(req: object, surface: TrafficSurface): void {
   const mark = markOf(req);
-  mark.surface ??= surface;
+  if (mark) mark.surface ??= surface;
 }
 
 /** Marks the visible resource a request read (for "most read by agents"). */
 export function markResourceRead(req: object, id: number): void {
-  markOf(req).resourceId = id;
+  const mark = markOf(req);
+  if (mark) mark.resourceId = id;
 }
 
 /** Marks the MCP tool a request called. */
 export function markTool(req: object, tool: string): void {
-  markOf(req).tool = tool;
+  const mark = markOf(req);
+  if (mark) mark.tool = tool;
 }
 
 /** Marks the MCP client's name an `initialize` request gave. */
 export function markMcpClient(req: object, name: string): void {
-  markOf(req).mcpClient = name;
+  const mark = markOf(req);
+  if (mark) mark.mcpClient = name;
 }
 
 /** Marks a request that is not agent traffic (the admin pages). */
 export function skipTraffic(req: object): void {
-  markOf(req).skip = true;
+  const mark = markOf(req);
+  if (mark) mark.skip = true;
 }
 
-/** The request's mark (undefined when nothing marked it). */
+/** The request's mark (undefined when it is not being counted). */
 export function trafficMark(req: object): TrafficMark | undefined {
-  return (req as { [MARK]?: TrafficMark })[MARK];
+  return markOf(req);
 }

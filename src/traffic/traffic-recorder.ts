@@ -11,7 +11,7 @@ import { createReferralMatcher, landingPath } from './ai-referrals.js';
 import { createRateLimiter } from './rate-limit.js';
 import { TrafficCounts, type CountsBatch } from './traffic-counts.js';
 import { addCounts, pruneCounts } from './traffic-store.js';
-import { trafficMark, type TrafficSurface } from './traffic-mark.js';
+import { startMark, trafficMark, type TrafficSurface } from './traffic-mark.js';
 import { createTrafficMetrics, type TrafficMetrics } from './traffic-metrics.js';
 
 /** The counting of agent traffic of one plugin instance (with the `traffic` option). */
@@ -37,7 +37,6 @@ interface RobotsRules {
 }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => RobotsRules;
 
-const COUNTED = Symbol('express-agent-discovery.trafficCounted');
 const HOUR_MS = 3_600_000;
 const MAX_ROBOTS_URL_CHARS = 2048;
 
@@ -69,7 +68,7 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
   const referrer = createReferralMatcher();
   const limiter = createRateLimiter(traffic.rateLimits);
   const counts = new TrafficCounts(traffic.maxKeys);
-  const metrics = createTrafficMetrics();
+  const metrics = createTrafficMetrics(() => counts.peek());
   const robotsOn = ctx.options.robotsTxt;
   let enabled = true;
   let rules: { text: string; robots: RobotsRules } | undefined;
@@ -121,14 +120,12 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
         robotsViolation: violation,
         resourceId: mark?.resourceId,
       });
-      metrics.count(c.purpose, surface, res.statusCode, verdict, violation);
     };
     if (c.purpose === 'browser' && surface === 'page-html' && res.statusCode < 300) {
       const query = targetOf(req).split('?')[1] ?? '';
       const assistant = referrer(header(req, 'referer'), query);
       if (assistant) {
         counts.addReferral(time, assistant, landingPath(req.path));
-        metrics.referral(assistant);
       }
     }
     if (!signed(req)) return add('unsigned');
@@ -147,9 +144,7 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
   }
 
   const tap: RequestHandler = function countAgentTraffic(req: Request, res: Response, next: NextFunction) {
-    const holder = req as unknown as { [COUNTED]?: true };
-    if (holder[COUNTED] || !enabled) return next();
-    holder[COUNTED] = true;
+    if (!enabled || !startMark(req)) return next();
     const time = Date.now();
     const c = classify({ userAgent: header(req, 'user-agent'), accept: header(req, 'accept') });
     res.once('finish', () => record(req, res, c, time));
@@ -169,7 +164,7 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
     if (flushing) return flushing;
     flushing = (async () => {
       const batch = counts.take();
-      metrics.dropped(batch.dropped);
+      metrics.add(batch);
       // Nothing counted: no statement at all (an idle site's database is left alone).
       if (!batch.requests.length && !batch.resources.length && !batch.referrals.length) return;
       try {

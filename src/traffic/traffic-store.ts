@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { CountsBatch } from './traffic-counts.js';
 
-/** Rows per statement of a flush (one JSON parameter each). */
-const ROWS_PER_STATEMENT = 5000;
+/** Rows per statement of a flush (one JSON parameter each): small enough that PGlite, which runs on the event loop, blocks it only briefly per statement. */
+const ROWS_PER_STATEMENT = 500;
 
 const chunks = <T>(rows: readonly T[]): T[][] => {
   const out: T[][] = [];
@@ -11,66 +11,55 @@ const chunks = <T>(rows: readonly T[]): T[][] => {
   return out;
 };
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Lets other work run between two statements of a flush. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Adds a batch of counts to the hourly rows, in one transaction: each row is an additive upsert, so
- * the counts of several processes on one database add up. The rows travel as one JSON parameter per
- * statement (cheap to build on the event loop, the same on PostgreSQL and PGlite).
+ * Adds a batch of counts to the hourly rows, a statement per 500 rows with the event loop free
+ * between them: each row is an additive upsert, so the counts of several processes on one database
+ * add up (a flush that fails part way has added what it wrote; the rest is lost, never counted twice).
+ * Rows travel as one JSON array of arrays per statement (hours and times as epoch milliseconds):
+ * cheap to build, the same on PostgreSQL and PGlite.
  *
  * ```sql
  * insert into agent_discovery_traffic (hour, agent, …)
- * select * from jsonb_to_recordset($1::jsonb) as x(hour timestamptz, agent text, …)
+ * select to_timestamp((e->>0)::bigint / 1000.0), e->>1, … from jsonb_array_elements($1::jsonb) as e
  * on conflict (hour, agent, purpose, verdict, surface, tool, status_class) do update
  *   set requests = agent_discovery_traffic.requests + excluded.requests, …
  * ```
  */
 export async function addCounts(db: Kysely<Database>, batch: CountsBatch): Promise<void> {
-  if (!batch.requests.length && !batch.resources.length && !batch.referrals.length) return;
-  await db.transaction().execute(async (tx) => {
-    for (const rows of chunks(batch.requests)) {
-      const json = JSON.stringify(
-        rows.map((r) => ({
-          hour: iso(r.hour),
-          agent: r.agent,
-          operator: r.operator,
-          purpose: r.purpose,
-          verdict: r.verdict,
-          surface: r.surface,
-          tool: r.tool,
-          status_class: r.statusClass,
-          requests: r.requests,
-          robots_violations: r.robotsViolations,
-          last_seen: iso(r.lastSeen),
-        })),
-      );
-      await sql`
-        INSERT INTO agent_discovery_traffic (hour, agent, operator, purpose, verdict, surface, tool, status_class, requests, robots_violations, last_seen)
-        SELECT hour, agent, operator, purpose, verdict, surface, tool, status_class, requests, robots_violations, last_seen
-        FROM jsonb_to_recordset(${json}::jsonb) AS x(hour timestamptz, agent text, operator text, purpose text, verdict text, surface text, tool text, status_class smallint, requests bigint, robots_violations bigint, last_seen timestamptz)
-        ON CONFLICT (hour, agent, purpose, verdict, surface, tool, status_class) DO UPDATE SET
-          requests = agent_discovery_traffic.requests + excluded.requests,
-          robots_violations = agent_discovery_traffic.robots_violations + excluded.robots_violations,
-          last_seen = greatest(agent_discovery_traffic.last_seen, excluded.last_seen),
-          operator = excluded.operator`.execute(tx);
-    }
-    for (const rows of chunks(batch.resources)) {
-      const json = JSON.stringify(rows.map((r) => ({ hour: iso(r.hour), resource_id: r.resourceId, purpose: r.purpose, requests: r.requests })));
-      await sql`
-        INSERT INTO agent_discovery_traffic_resource (hour, resource_id, purpose, requests)
-        SELECT hour, resource_id, purpose, requests
-        FROM jsonb_to_recordset(${json}::jsonb) AS x(hour timestamptz, resource_id bigint, purpose text, requests bigint)
-        ON CONFLICT (hour, resource_id, purpose) DO UPDATE SET requests = agent_discovery_traffic_resource.requests + excluded.requests`.execute(tx);
-    }
-    for (const rows of chunks(batch.referrals)) {
-      const json = JSON.stringify(rows.map((r) => ({ hour: iso(r.hour), assistant: r.assistant, landing: r.landing, visits: r.visits })));
-      await sql`
-        INSERT INTO agent_discovery_traffic_referral (hour, assistant, landing, visits)
-        SELECT hour, assistant, landing, visits
-        FROM jsonb_to_recordset(${json}::jsonb) AS x(hour timestamptz, assistant text, landing text, visits bigint)
-        ON CONFLICT (hour, assistant, landing) DO UPDATE SET visits = agent_discovery_traffic_referral.visits + excluded.visits`.execute(tx);
-    }
-  });
+  for (const rows of chunks(batch.requests)) {
+    const json = JSON.stringify(rows.map((r) => [r.hour, r.agent, r.operator, r.purpose, r.verdict, r.surface, r.tool, r.statusClass, r.requests, r.robotsViolations, r.lastSeen]));
+    await sql`
+      INSERT INTO agent_discovery_traffic (hour, agent, operator, purpose, verdict, surface, tool, status_class, requests, robots_violations, last_seen)
+      SELECT to_timestamp((e->>0)::bigint / 1000.0), e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, (e->>7)::smallint, (e->>8)::bigint, (e->>9)::bigint, to_timestamp((e->>10)::bigint / 1000.0)
+      FROM jsonb_array_elements(${json}::jsonb) AS e
+      ON CONFLICT (hour, agent, purpose, verdict, surface, tool, status_class) DO UPDATE SET
+        requests = agent_discovery_traffic.requests + excluded.requests,
+        robots_violations = agent_discovery_traffic.robots_violations + excluded.robots_violations,
+        last_seen = greatest(agent_discovery_traffic.last_seen, excluded.last_seen),
+        operator = excluded.operator`.execute(db);
+    await yieldToLoop();
+  }
+  for (const rows of chunks(batch.resources)) {
+    const json = JSON.stringify(rows.map((r) => [r.hour, r.resourceId, r.purpose, r.requests]));
+    await sql`
+      INSERT INTO agent_discovery_traffic_resource (hour, resource_id, purpose, requests)
+      SELECT to_timestamp((e->>0)::bigint / 1000.0), (e->>1)::bigint, e->>2, (e->>3)::bigint
+      FROM jsonb_array_elements(${json}::jsonb) AS e
+      ON CONFLICT (hour, resource_id, purpose) DO UPDATE SET requests = agent_discovery_traffic_resource.requests + excluded.requests`.execute(db);
+    await yieldToLoop();
+  }
+  for (const rows of chunks(batch.referrals)) {
+    const json = JSON.stringify(rows.map((r) => [r.hour, r.assistant, r.landing, r.visits]));
+    await sql`
+      INSERT INTO agent_discovery_traffic_referral (hour, assistant, landing, visits)
+      SELECT to_timestamp((e->>0)::bigint / 1000.0), e->>1, e->>2, (e->>3)::bigint
+      FROM jsonb_array_elements(${json}::jsonb) AS e
+      ON CONFLICT (hour, assistant, landing) DO UPDATE SET visits = agent_discovery_traffic_referral.visits + excluded.visits`.execute(db);
+    await yieldToLoop();
+  }
 }
 
 /**
