@@ -17,6 +17,7 @@ import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
 import { agentsPageVars, askedRange, trafficReportOf } from './agents-page.js';
 import { skipTraffic } from '../traffic/traffic-mark.js';
 import { DEFAULT_ANALYZE_TIMEOUT_MS, diagnosePlans } from '../content/plan-doctor.js';
+import { readAccessNotices } from '../content/access-notices.js';
 
 /** The admin pages' templates (overridable like every template of the plugin). */
 const ADMIN_TEMPLATES = {
@@ -227,7 +228,8 @@ function trafficJson({ ctx }: AdminPages) {
 function plansPage({ ctx, render }: AdminPages) {
   return async (req: Request, res: Response) => {
     const report = await diagnosePlans(ctx.db, { analyze: req.query.analyze === '1', timeoutMs: DEFAULT_ANALYZE_TIMEOUT_MS });
-    render(req, res, PLANS_PAGE, { page: 'plans', ...plansPageVars(report, DEFAULT_ANALYZE_TIMEOUT_MS) });
+    const notices = await readAccessNotices(ctx.db);
+    render(req, res, PLANS_PAGE, { page: 'plans', ...plansPageVars(report, DEFAULT_ANALYZE_TIMEOUT_MS, notices) });
   };
 }
 

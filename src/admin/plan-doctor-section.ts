@@ -1,3 +1,4 @@
+import type { AccessNotice } from '../content/access-notices.js';
 import { findingText, summaryText, type PlanReport } from '../content/plan-doctor.js';
 
 /**
@@ -14,6 +15,11 @@ export const PLANS_PAGE = {
 A sequential scan of a relation, or a sort, of more than {{ threshold }} rows makes a page cost the whole table; each is listed with the index that fixes it.</p>
 <form method="get" action="{{ admin.path }}/plans"><input type="hidden" name="analyze" value="1"><button>Run with EXPLAIN ANALYZE</button> (runs the reads, each within {{ timeoutSeconds }} s)</form>
 <p role="{{ 'status' if ok else 'alert' }}" id="summary">{{ summary }}</p>
+{% if accessNotices.length %}
+<h2>Hidden: access rules the content's recipe cannot follow</h2>
+<p role="alert" id="access-notices">What these rules govern is not served (fail closed) until the rule is one the recipe translates:</p>
+<ul>{% for n in accessNotices %}<li><strong>{{ n.subject }}</strong>: {{ n.notice }}</li>{% endfor %}</ul>
+{% endif %}
 {% if fixes.length %}
 <h2>Indexes to create</h2>
 <pre id="fixes">{% for f in fixes %}{{ f.create }};
@@ -36,9 +42,13 @@ A sequential scan of a relation, or a sort, of more than {{ threshold }} rows ma
 `,
 } as const;
 
-/** What {@link PLANS_PAGE} shows of a report (text only: the template escapes it). */
-export function plansPageVars(report: PlanReport, timeoutMs: number) {
+/**
+ * What {@link PLANS_PAGE} shows of a report (text only: the template escapes it), with what a
+ * views-road recipe hides because it cannot follow the CMS's access rule (`access_notice`).
+ */
+export function plansPageVars(report: PlanReport, timeoutMs: number, accessNotices: readonly AccessNotice[] = []) {
   return {
+    accessNotices,
     ok: report.ok,
     analyzed: report.analyzed,
     threshold: report.threshold,

@@ -3,7 +3,9 @@ import { openDatabase } from '../db/connection.js';
 import { checkContract, contractError } from '../db/contract-check.js';
 import { bindContent, DEFAULT_TEXT_SEARCH_CONFIGURATION } from '../db/content-binding.js';
 import { DEFAULT_ANALYZE_TIMEOUT_MS, DEFAULT_PLAN_THRESHOLD, diagnosePlans, findingText, summaryText, type PlanReport } from '../content/plan-doctor.js';
+import { readAccessNotices, type AccessNotice } from '../content/access-notices.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand } from './command.js';
+import { searchPathHint } from './search-path-hint.js';
 
 const HELP = `Usage: express-agent-discovery doctor [--database-url <url>] [options]
 
@@ -28,8 +30,12 @@ Options:
   --json                   print the report as JSON: {ok, threshold, analyzed,
                            statements:[{name, title, sql, parameters, plan,
                            findings:[{kind, node, relation, estimatedRows,
-                           fixes:[{create, note}]}]}], fixes}
+                           fixes:[{create, note}]}]}], fixes,
+                           accessNotices:[{subject, notice}]}
   -h, --help               show this help
+
+A views-road recipe that follows the CMS's access rules lists what it hides
+because it cannot follow a rule (relation access_notice): each is a finding.
 
 Exit status: 0 no finding, 1 a finding (or the database failed), 2 wrong usage.
 `;
@@ -75,6 +81,14 @@ function formatPlanReport(report: PlanReport): string {
     lines.push('The indexes that fix them:');
     for (const fix of report.fixes) lines.push(`  ${fix.create};`, ...(fix.note ? [`    -- ${fix.note}`] : []));
   }
+  return `${lines.join('\n')}\n`;
+}
+
+/** What a views-road recipe hides because it cannot follow the CMS's rule for it (its `access_notice`). */
+function noticesText(notices: readonly AccessNotice[]): string {
+  if (!notices.length) return '';
+  const lines = ['', `Hidden because the CMS's access rule cannot be followed (fail closed; ${notices.length}):`];
+  for (const n of notices) lines.push(`✗ ${n.subject}: ${n.notice}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -133,13 +147,17 @@ export const doctorCommand: CliCommand = {
     }
     try {
       const contract = await checkContract(content.db, textConfiguration);
-      if (contract.problems.length) throw contractError(contract.problems);
+      if (contract.problems.length) {
+        const hint = await searchPathHint(content.db, contract.problems);
+        throw new Error(`${contractError(contract.problems).message}${hint ? `\n${hint}` : ''}`);
+      }
       if (!contract.textConfigurationFound) throw new Error(`--text-search: the text search configuration "${textConfiguration}" does not exist in this database`);
       const absent = contract.absentOptional.map((c) => c.slice(c.indexOf('.') + 1));
       const db = bindContent(content.db, { textConfiguration }, absent);
       const report = await diagnosePlans(db, { threshold, analyze: values.analyze === true, timeoutMs });
-      io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatPlanReport(report));
-      return report.ok ? EXIT_OK : EXIT_FAILED;
+      const accessNotices = await readAccessNotices(content.db);
+      io.out(values.json ? `${JSON.stringify({ ...report, accessNotices }, null, 2)}\n` : formatPlanReport(report) + noticesText(accessNotices));
+      return report.ok && !accessNotices.length ? EXIT_OK : EXIT_FAILED;
     } catch (error) {
       const message = (error as Error).message;
       io.err(`${message.startsWith('express-agent-discovery') ? message : `express-agent-discovery doctor: ${message}`}\n`);

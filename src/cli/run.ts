@@ -2,6 +2,7 @@ import { checkCommand } from './check.js';
 import { doctorCommand } from './doctor.js';
 import { migrateCommand } from './migrate.js';
 import { trafficCommand } from './traffic.js';
+import { viewsCommand } from './views.js';
 import { EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
 
 export type { CliIo } from './command.js';
@@ -12,6 +13,7 @@ const COMMANDS: Record<string, CliCommand> = {
   check: checkCommand,
   doctor: doctorCommand,
   traffic: trafficCommand,
+  views: viewsCommand,
 };
 
 function usage(): string {
