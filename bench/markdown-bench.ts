@@ -1,6 +1,7 @@
 /**
- * Markdown conversion cost: `npx tsx bench/markdown-bench.ts`.
- * Bodies of 10 KiB, 100 KiB and 1 MiB of ordinary editorial HTML (paragraphs with links and
+ * Markdown conversion: `npm run bench -- markdown` (or `npx tsx bench/markdown-bench.ts [--quick]`).
+ * First the corpus (`bench/markdown-corpus.ts`): the score per CMS family and the conversion time of
+ * the corpus and of a 3.4 KiB article against bare turndown. Then bodies of 10 KiB, 100 KiB and 1 MiB of ordinary editorial HTML (paragraphs with links and
  * emphasis, headings, lists, a table, a code block), converted raw (turndown alone) and bounded (the
  * production path: size and nesting bounds, then turndown, then the Markdown bound), plus a full
  * `renderAgentMarkdown` on embedded PGlite.
@@ -15,6 +16,7 @@ import { createTemplateEnvironment } from '../src/markdown/template-environment.
 import { renderAgentMarkdown } from '../src/markdown/compose.js';
 import { DEFAULT_PAGE_URL } from '../src/options.js';
 import { denseHtml } from '../test/support/dense-html.js';
+import { runCorpusBench } from './markdown-corpus.js';
 
 const BASE = 'https://site.example';
 const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -50,6 +52,8 @@ async function measureAsync(runs: number, fn: () => Promise<unknown>): Promise<{
 }
 
 const ms = (n: number) => n.toFixed(2).padStart(9);
+
+runCorpusBench();
 
 let started = performance.now();
 new TurndownService();

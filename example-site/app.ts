@@ -7,7 +7,6 @@ import nunjucks from 'nunjucks';
 import { sql, type SqlBool } from 'kysely';
 import { anonymousVisible, createAgentDiscovery, localize, type AgentDiscovery, type AgentDiscoveryOptions, type Block, type LocalizedText } from '../src/index.js';
 import { isSeeded, seedDemoContent } from './seed.js';
-import { createSitemapRoute } from './sitemap.js';
 import { createResourceAdmin } from './admin-resources.js';
 import { isAdmin, signIn, signOut, type SessionConfig } from './session.js';
 
@@ -73,7 +72,6 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     languages: LANGUAGES,
     defaultLanguage: 'en',
     templateDirs: [path.join(here, 'templates')],
-    sitemapUrl: '/sitemap.xml',
     migrate: true,
     callerAccess: (req) => (isAdmin(req, session) ? 'all' : 'anonymous'),
     // The agent admin pages are the administrator's; their CSRF key is derived from the session secret.
@@ -87,6 +85,12 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     robotsTxt: true,
     contentSignals: { search: true, 'ai-input': true, 'ai-train': false },
     llmsFull: true,
+    // `.md` twins of the pages: /en/page/22.md, /index.md.
+    markdownTwins: true,
+    // The plugin's sitemap.xml (every public page in each language, hreflang alternates), named in robots.txt.
+    sitemap: true,
+    // NLWeb's /ask in list mode (the search's results as schema.org items).
+    nlweb: true,
     // Agent traffic on the admin's Agents page (counted in memory, written every few seconds).
     traffic: true,
     // The site's own admin stays one click away from the agent admin pages.
@@ -110,17 +114,6 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   app.use(agent.router);
   // The files the site advertises: media downloads (`download_url`) and images used in its pages.
   app.use('/media', express.static(path.join(here, 'media'), { index: false, redirect: false }));
-  app.get(
-    '/sitemap.xml',
-    createSitemapRoute({
-      db,
-      languages: LANGUAGES,
-      defaultLanguage: 'en',
-      siteNoindex: async () => (await agent.settings()).noindex,
-      publicOrigin: agent.baseUrl,
-      pagePath: (id, lang) => `/${lang}/page/${id}`,
-    }),
-  );
   // The one form: small, URL-encoded, UTF-8. Too large is a 413, another charset a 415, a body
   // that does not parse a 400 (the error handler below answers them).
   const loginForm = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
@@ -224,6 +217,8 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     res.redirect(303, '/');
   });
 
+  // An agent that asked for Markdown (or for a `.md` URL) gets its 404 in Markdown; everyone else the page below.
+  app.use(agent.markdownNotFound);
   app.use((req, res, next) => {
     res.status(404);
     render(req, res, 'not-found.njk', { pageTitle: 'Not found' }).catch(next);

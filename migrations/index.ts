@@ -6,6 +6,8 @@ import * as pageUrl from './0004_page_url.js';
 import * as aiPreferences from './0005_ai_preferences.js';
 import * as settingsDocument from './0006_settings_document.js';
 import * as agentTraffic from './0007_agent_traffic.js';
+import * as visibilityLog from './0008_visibility_log.js';
+import * as rscVisibilityTrigger from './0009_rsc_visibility_trigger.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +18,8 @@ export const migrations: Record<string, Migration> = {
   '0005_ai_preferences': aiPreferences,
   '0006_settings_document': settingsDocument,
   '0007_agent_traffic': agentTraffic,
+  '0008_visibility_log': visibilityLog,
+  '0009_rsc_visibility_trigger': rscVisibilityTrigger,
 };
 
 /**
@@ -28,6 +32,7 @@ export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
   '0005_ai_preferences': 'agent_discovery_settings',
   '0006_settings_document': 'agent_discovery_settings',
   '0007_agent_traffic': 'agent_discovery_traffic',
+  '0008_visibility_log': 'agent_discovery_visibility_log',
 });
 
 /** The names of {@link OWN_MIGRATIONS}. */

@@ -2,14 +2,14 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import { createContext } from './context.js';
 import type { ContentDatabase } from './db/connection.js';
 import { openContent } from './db/open.js';
-import { createLinkMiddleware, createSendMarkdownIfPreferred } from './discovery/index.js';
+import { createLinkMiddleware, createSendMarkdownIfPreferred, startIndexNow } from './discovery/index.js';
 import { createHeadLinks } from './links/head-links.js';
 import { createResourceLinks, createSetResourceHeaders, type PageOptions, type ResourceLinksParams } from './links/resource-links.js';
 import { createAgentRouter } from './router.js';
 import { createAdminRouter } from './admin/admin-router.js';
 import { effectiveSettings, type EffectiveSettings } from './settings/effective-settings.js';
 import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from './options.js';
-import { sendMarkdownNotFound } from './http/markdown-not-found.js';
+import { createMarkdownNotFound } from './http/markdown-not-found.js';
 import { createContentWriter, type ContentWriter } from './push/index.js';
 import { createTrafficRecorder } from './traffic/traffic-recorder.js';
 import { createMetricsRouter } from './traffic/metrics-router.js';
@@ -37,12 +37,20 @@ export { localize } from './content/language.js';
 export type { PageOptions, ResourceLinksParams } from './links/resource-links.js';
 export { DEFAULT_PAGE_URL, DEFAULT_MEDIA_URL, PLUGIN_TEMPLATE_DIR } from './options.js';
 export { migrateToLatest } from './db/migrator.js';
+// The HTML-to-Markdown conversion of the Markdown representations (same rules and bounds), for a host's own pages.
+export { toMarkdown } from './markdown/to-markdown.js';
+export type { ToMarkdownOptions, ToMarkdownResult } from './markdown/to-markdown.js';
+export { DEFAULT_MARKDOWN_LIMITS, type MarkdownLimits } from './markdown/limits.js';
 // The push API (`agent.content`): typed writes into the plugin's tables for a CMS on another database.
 export { createContentWriter, ContentPushError } from './push/index.js';
 export type {
   ContentWriter,
   ContentWriterOptions,
   ContentPushErrorCode,
+  ContentPushErrorDetails,
+  BulkOptions,
+  BulkProgress,
+  BulkResult,
   WriteOptions,
   HostTransaction,
   PutResult,
@@ -128,6 +136,13 @@ export interface AgentDiscovery {
    * `if (!agent.sendMarkdownNotFound(req, res)) res.status(404).render('404')`
    */
   readonly sendMarkdownNotFound: (req: Request, res: Response) => boolean;
+  /**
+   * Middleware for the host's 404s, mounted after its routes and before its own 404 handler: a GET or
+   * HEAD that prefers Markdown (or asks for a `.md` URL without preferring HTML) gets `404 text/markdown`
+   * pointing to search and llms.txt (with `cors`, readable from any origin); every other request goes on.
+   * `app.use(agent.markdownNotFound); app.use((req, res) => res.status(404).render('404'))`
+   */
+  readonly markdownNotFound: RequestHandler;
   readonly options: ResolvedOptions;
   readonly database: ContentDatabase;
   /** The push API: typed, validated writes of resources, vocabulary, edges and media, and `reconcile`. */
@@ -161,6 +176,9 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
   const ctx = createContext(options, database, traffic);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   const linkMiddleware = createLinkMiddleware(ctx);
+  const notFound = createMarkdownNotFound({ cors: options.cors });
+  // Off the request path: changed pages are submitted to IndexNow on a timer, stopped by close().
+  const indexNow = options.indexNow && options.baseUrl ? startIndexNow(ctx, options.indexNow, options.baseUrl) : undefined;
   return Object.freeze({
     router: createAgentRouter(ctx),
     adminRouter: createAdminRouter(ctx),
@@ -188,12 +206,14 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
         return undefined;
       }
     },
-    sendMarkdownNotFound,
+    sendMarkdownNotFound: notFound.send,
+    markdownNotFound: notFound.middleware,
     options,
     database,
     content: createContentWriter(database.db, { defaultLanguage: options.defaultLanguage }),
     migrate,
     close: async () => {
+      await indexNow?.close();
       await traffic?.close();
       await ctx.markdown.close();
       await database.close();

@@ -159,6 +159,51 @@ const llmsFullOption = z
   .default(false)
   .transform((v): false | { maxBytes: number } => (v === false ? false : { maxBytes: (v === true ? undefined : v.maxBytes) ?? DEFAULT_LLMS_FULL_BYTES }));
 
+/** The sitemaps protocol's bound of URLs in one file. */
+export const MAX_SITEMAP_URLS = 50_000;
+
+/** `sitemap`: off (default), on, or on with `maxUrls` per file; resolved to `false | { maxUrls }`. */
+const sitemapOption = z
+  .union([z.boolean(), z.strictObject({ maxUrls: z.number().int().min(100).max(MAX_SITEMAP_URLS).optional() })], {
+    error: `expected true, false or { maxUrls } (an integer from 100 to ${MAX_SITEMAP_URLS})`,
+  })
+  .default(false)
+  .transform((v): false | { maxUrls: number } => (v === false ? false : { maxUrls: (v === true ? undefined : v.maxUrls) ?? MAX_SITEMAP_URLS }));
+
+/** The endpoint IndexNow submissions go to by default (shared by every engine of the protocol). */
+export const DEFAULT_INDEXNOW_ENDPOINT = 'https://api.indexnow.org/indexnow';
+
+/** `indexNow`, resolved. */
+export interface ResolvedIndexNow {
+  readonly key: string;
+  readonly endpoint: string;
+  readonly intervalMs: number;
+  readonly batchSize: number;
+  readonly maxQueue: number;
+}
+
+/** `indexNow`: off (default), or `{ key, endpoint?, intervalMs?, batchSize?, maxQueue? }`. */
+const indexNowOption = z
+  .union(
+    [
+      z.literal(false),
+      z.strictObject({
+        key: z.string().regex(/^[A-Za-z0-9-]{8,128}$/, 'expected 8 to 128 letters, digits or dashes'),
+        endpoint: absoluteHttpUrl.optional(),
+        intervalMs: z.number().int().min(100).max(3_600_000).optional(),
+        batchSize: z.number().int().min(1).max(10_000).optional(),
+        maxQueue: z.number().int().min(10).max(1_000_000).optional(),
+      }),
+    ],
+    { error: 'expected false or { key, endpoint, intervalMs, batchSize, maxQueue }' },
+  )
+  .default(false)
+  .transform((v): false | ResolvedIndexNow =>
+    v === false
+      ? false
+      : Object.freeze({ key: v.key, endpoint: v.endpoint ?? DEFAULT_INDEXNOW_ENDPOINT, intervalMs: v.intervalMs ?? 60_000, batchSize: v.batchSize ?? 10_000, maxQueue: v.maxQueue ?? 100_000 }),
+  );
+
 /** `contentSignals`: the site's Content Signals in code, each `true` (yes), `false` (no) or left out (not said). */
 const contentSignalsOption = z
   .object({ search: z.boolean().optional(), 'ai-input': z.boolean().optional(), 'ai-train': z.boolean().optional() })
@@ -288,6 +333,13 @@ const textSearchShape = {
 };
 const textSearchObject: z.ZodObject<typeof textSearchShape, z.core.$strict> = z.object(textSearchShape).strict();
 
+/** A list of predicate names (the resource-name grammar), at most 20, with its default. */
+const predicateNames = (fallback: string[]) =>
+  z
+    .array(z.string().max(100).regex(/^[a-z][a-z0-9_]*$/, 'expected a predicate name such as "author"'))
+    .max(20)
+    .default(fallback);
+
 /**
  * The options of `createAgentDiscovery`, each with its validation, its default and its documentation
  * (`optionDocs`): the one definition the public type, `resolveOptions` and the options reference come from.
@@ -366,9 +418,42 @@ export const optionsShape = {
     description: "download URL of a resource's medium, `(m: { id, filename, mime }) => string`",
     default: '`/media/attachment/<filename>`',
   }),
-  /** the sitemap URL, linked from API help and llms.txt when set (a run-time setting). @default none */
+  /**
+   * names of the predicates whose edges (the resource as subject) lead to its authors: their titles are the `authors`
+   * of the Markdown front matter and of the JSON read (anonymous-visible ones only); `[]` leaves authors out.
+   * @default `['author']`
+   */
+  authorPredicates: predicateNames(['author']).register(optionDocs, {
+    description:
+      "names of the predicates whose edges (the resource as subject) lead to its authors: their titles are the `authors` of the Markdown front matter and of the JSON read (anonymous-visible ones only); `[]` leaves authors out",
+  }),
+  /**
+   * names of the predicates whose edges (the resource as subject) lead to its tags: their titles are the `tags` of the
+   * Markdown front matter and of the JSON read (anonymous-visible ones only); `[]` leaves tags out.
+   * @default `['tagged', 'tag']`
+   */
+  tagPredicates: predicateNames(['tagged', 'tag']).register(optionDocs, {
+    description:
+      'names of the predicates whose edges (the resource as subject) lead to its tags: their titles are the `tags` of the Markdown front matter and of the JSON read (anonymous-visible ones only); `[]` leaves tags out',
+  }),
+  /**
+   * the sitemap URL, linked from API help and llms.txt (and named in robots.txt) when set (a run-time setting).
+   * @default none; `/sitemap.xml` with the `sitemap` option
+   */
   sitemapUrl: z.string().min(1).optional().register(optionDocs, {
-    description: 'the sitemap URL, linked from API help and llms.txt when set (a run-time setting)',
+    description: 'the sitemap URL, linked from API help and llms.txt (and named in robots.txt) when set (a run-time setting)',
+    default: 'none; `/sitemap.xml` with the `sitemap` option',
+  }),
+  /**
+   * serve `/sitemap.xml` for a host that has none (`true`, or `{ maxUrls }`: URLs per file, 100 to 50,000): every
+   * public, indexable page in each of its languages with a full date-time `lastmod` and its other language versions as
+   * hreflang alternates; past `maxUrls` (or 50 MB) a sitemap index of parts `/sitemaps/{from}.xml`. Named in
+   * robots.txt, llms.txt and API help when no `sitemapUrl` is set; see [Sitemap](discovery.md#sitemap).
+   * @default `false`
+   */
+  sitemap: sitemapOption.register(optionDocs, {
+    description:
+      "serve `/sitemap.xml` for a host that has none (`true`, or `{ maxUrls }`: URLs per file, 100 to 50,000): every public, indexable page in each of its languages with a full date-time `lastmod` and its other language versions as hreflang alternates; past `maxUrls` (or 50 MB) a sitemap index of parts `/sitemaps/{from}.xml`. Named in robots.txt, llms.txt and API help when no `sitemapUrl` is set; see [Sitemap](discovery.md#sitemap)",
   }),
   /**
    * the text between llms.txt's summary and its first section (at most 2,000 characters; blank-line separated
@@ -408,6 +493,17 @@ export const optionsShape = {
    */
   markdownHome: z.boolean().default(true).register(optionDocs, {
     description: 'answer `/` with the llms.txt body as `text/markdown` to requests preferring Markdown over HTML; `false` leaves `/` entirely to the host',
+  }),
+  /**
+   * answer `<page URL>.md` (and `/index.md` for `/`) with the page's Markdown, as a request preferring Markdown gets it
+   * on the page URL (the host's routes with `resourceLinks`, or `sendMarkdownIfPreferred`); anything else on a `.md`
+   * URL is the Markdown 404. The router rewrites the URL before the host's routes, so leave it off if the host serves
+   * `.md` files of its own; see [`.md` twins](discovery.md#md-twins).
+   * @default `false`
+   */
+  markdownTwins: z.boolean().default(false).register(optionDocs, {
+    description:
+      "answer `<page URL>.md` (and `/index.md` for `/`) with the page's Markdown, as a request preferring Markdown gets it on the page URL (the host's routes with `resourceLinks`, or `sendMarkdownIfPreferred`); anything else on a `.md` URL is the Markdown 404. The router rewrites the URL before the host's routes, so leave it off if the host serves `.md` files of its own; see [`.md` twins](discovery.md#md-twins)",
   }),
   /**
    * worker threads converting HTML to Markdown off the event loop (HTML over 8 KiB; smaller converts in process), 0 to
@@ -551,6 +647,30 @@ export const optionsShape = {
       "`true` or `{ path, allowedOrigins }` turns on the read-only MCP endpoint at `/mcp` (or `path`: absolute, no trailing slash, not under `/.well-known`, `/api/agent` or `/agent`); with it on, `ard.name` must not be `mcp`. A request with an `Origin` header is served only from the site's own origin (of `baseUrl`, else of the request) or one of `allowedOrigins` (default none: origins such as `'https://app.example.org'`), else 403; see [MCP](../guides/mcp.md#mcp-an-opt-in-read-only-mcp-endpoint)",
   }),
   /**
+   * submit changed pages to IndexNow (Bing, Yandex, Naver, Seznam, Yep): `{ key, endpoint?, intervalMs?, batchSize?,
+   * maxQueue? }` (`key`: 8 to 128 letters, digits or dashes, served at `/<key>.txt`; `endpoint`: default
+   * `https://api.indexnow.org/indexnow`; every `intervalMs`, default 60000, the change feed is read and the page URLs
+   * of changed public, indexable resources are POSTed in batches of `batchSize`, default 10000, off the request path,
+   * retried with backoff; at most `maxQueue`, default 100000, URLs wait). Needs `baseUrl`; see
+   * [IndexNow](discovery.md#indexnow).
+   * @default `false`
+   */
+  indexNow: indexNowOption.register(optionDocs, {
+    description:
+      'submit changed pages to IndexNow (Bing, Yandex, Naver, Seznam, Yep): `{ key, endpoint?, intervalMs?, batchSize?, maxQueue? }` (`key`: 8 to 128 letters, digits or dashes, served at `/<key>.txt`; `endpoint`: default `https://api.indexnow.org/indexnow`; every `intervalMs`, default 60000, the change feed is read and the page URLs of changed public, indexable resources are POSTed in batches of `batchSize`, default 10000, off the request path, retried with backoff; at most `maxQueue`, default 100000, URLs wait). Needs `baseUrl`; see [IndexNow](discovery.md#indexnow)',
+  }),
+  /**
+   * answer NLWeb's `/ask` (protocol 0.5) in list mode: `POST /ask` with an `AskRequest` (or `GET /ask?query=…`) gets
+   * the search's first ten results as schema.org items with their page URLs, as JSON or as the protocol's stream
+   * (Server-Sent Events); a mode that needs a language model gets the list and says so; see
+   * [NLWeb](discovery.md#nlweb-ask-in-list-mode).
+   * @default `false`
+   */
+  nlweb: z.boolean().default(false).register(optionDocs, {
+    description:
+      "answer NLWeb's `/ask` (protocol 0.5) in list mode: `POST /ask` with an `AskRequest` (or `GET /ask?query=…`) gets the search's first ten results as schema.org items with their page URLs, as JSON or as the protocol's stream (Server-Sent Events); a mode that needs a language model gets the list and says so; see [NLWeb](discovery.md#nlweb-ask-in-list-mode)",
+  }),
+  /**
    * serve `/robots.txt` for a host that has none: `User-agent: *` with the crawler rules (default `Allow: /`) and
    * Content Signals set on the admin page, and the absolute `Sitemap:` when a sitemap is configured; also turns on the
    * `Content-Usage` header on content responses when a signal is set; see [robots.txt, AI usage preferences and
@@ -575,13 +695,14 @@ export const optionsShape = {
   }),
   /**
    * `Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents,
-   * robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*`
-   * header is sent (the MCP server card has its own).
+   * robots.txt, `/api/agent/*`, the Markdown reads, the Markdown negotiated on page URLs and `/`, the `/id/{id}` 303s,
+   * Markdown 404s), `OPTIONS` preflights answered 204 on the plugin's own paths and `/id/{id}`; off, no
+   * `Access-Control-*` header is sent (the MCP server card has its own).
    * @default `false`
    */
   cors: z.boolean().default(false).register(optionDocs, {
     description:
-      '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads), `OPTIONS` preflights answered 204; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
+      '`Access-Control-Allow-Origin: *` (never credentials) on the anonymous documents and reads (discovery documents, robots.txt, `/api/agent/*`, the Markdown reads, the Markdown negotiated on page URLs and `/`, the `/id/{id}` 303s, Markdown 404s), `OPTIONS` preflights answered 204 on the plugin\'s own paths and `/id/{id}`; off, no `Access-Control-*` header is sent (the MCP server card has its own)',
   }),
   /**
    * count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits,
@@ -613,11 +734,19 @@ export const optionsSchema = optionsObject
     if (o.defaultLanguage && !o.languages.includes(o.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['defaultLanguage'], message: `must be one of languages (${o.languages.join(', ')})` });
     }
+    if (o.indexNow && !o.baseUrl) {
+      ctx.addIssue({ code: 'custom', path: ['indexNow'], message: 'needs the baseUrl option (the public host the page URLs are submitted for)' });
+    }
     if (o.mcp && o.ard.name === MCP_ARD_NAME) {
       ctx.addIssue({ code: 'custom', path: ['ard', 'name'], message: `"${MCP_ARD_NAME}" names the MCP server's ARD entry when mcp is on; choose another name` });
     }
   })
-  .transform((o) => ({ ...o, defaultLanguage: o.defaultLanguage ?? o.languages[0]! }));
+  .transform((o) => ({
+    ...o,
+    defaultLanguage: o.defaultLanguage ?? o.languages[0]!,
+    // The plugin's own sitemap is the sitemap when the host names none (the admin may still set another, or none).
+    ...(o.sitemapUrl === undefined && o.sitemap ? { sitemapUrl: '/sitemap.xml' as string | undefined } : {}),
+  }));
 
 /**
  * The options of `createAgentDiscovery`, as the schema takes them; validated once at start-up, a bad

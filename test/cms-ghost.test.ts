@@ -148,9 +148,9 @@ for (const backend of backends) {
       assert.equal((await get('/harbour-lights/')).status, 404);
     });
 
-    it('members-only posts are pushed but never served; deleted posts are removed', async () => {
-      const members = (await (await admin('/posts', { title: 'Members lounge', html: '<p>secret quay</p>', status: 'published', visibility: 'members' })).json()) as { rsc_id: number };
-      assert.equal((await get(`/api/agent/resource/${members.rsc_id}`)).status, 404);
+    it('members-only posts are never pushed (hidden entirely); deleted posts are removed', async () => {
+      const members = (await (await admin('/posts', { title: 'Members lounge', html: '<p>secret quay</p>', status: 'published', visibility: 'members' })).json()) as { pushed: boolean; rsc_id: number | null };
+      assert.deepEqual([members.pushed, members.rsc_id], [true, null]);
       const open = (await (await admin('/posts', { title: 'Open quay', html: '<p>open quay</p>', status: 'published' })).json()) as { id: string; rsc_id: number };
       assert.equal((await search('quay')).length, 1);
       assert.equal((await (await admin(`/posts/${open.id}/delete`)).json() as { rsc_id: null }).rsc_id, null);

@@ -76,7 +76,7 @@ for (const backend of backends) {
       assert.equal(r.links.related_in, `https://harbour.example/api/agent/related/${photo}?direction=in&language=nl`);
       assert.equal(typeof r.content, 'string');
       assert.equal(typeof r.content_complete, 'boolean');
-      const documented = ['attribution', 'available_languages', 'category', 'content', 'content_complete', 'created', 'id', 'is_fallback', 'language', 'license', 'links', 'medium', 'modified', 'page_url', 'page_urls', 'publication_end', 'publication_start', 'requested_language', 'summary', 'title', 'uri'];
+      const documented = ['attribution', 'authors', 'available_languages', 'category', 'content', 'content_complete', 'created', 'id', 'is_fallback', 'language', 'license', 'links', 'medium', 'modified', 'page_url', 'page_urls', 'publication_end', 'publication_start', 'requested_language', 'summary', 'tags', 'title', 'uri', 'word_count'];
       assert.deepEqual(Object.keys(r).sort(), documented);
       // No licence supplied: the fields are absent, not invented.
       const plain = await request(app).get(`/api/agent/resource/${DEMO.englishOnly}`);

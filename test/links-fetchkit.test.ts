@@ -85,14 +85,12 @@ for (const backend of backends) {
         assert.doesNotMatch(page.bodyHtml, /llms\.txt|api-help|openapi|markdown/);
       });
 
-      it('HEAD-probes the ten conventional paths: llms.txt and api-catalog by a direct 2xx, the rest 404', async () => {
+      it('HEAD-probes the ten conventional paths: llms.txt, api-catalog and the Agent Skills index by a direct 2xx, the rest 404', async () => {
         const probes = await probeConventionalPaths(host.origin);
         assert.equal(probes.length, 10);
-        for (const p of probes) {
-          if (p.path === '/llms.txt' || p.path === '/.well-known/api-catalog') assert.equal(p.status, 200, p.path);
-          else assert.equal(p.status, 404, p.path);
-        }
-        assert.deepEqual(probes.filter((p) => p.verified).map((p) => p.path).sort(), ['/.well-known/api-catalog', '/llms.txt']);
+        const published = ['/.well-known/agent-skills/index.json', '/.well-known/api-catalog', '/llms.txt'];
+        for (const p of probes) assert.equal(p.status, published.includes(p.path) ? 200 : 404, p.path);
+        assert.deepEqual(probes.filter((p) => p.verified).map((p) => p.path).sort(), published);
       });
 
       for (const [label, name] of [

@@ -306,7 +306,7 @@ for (const backend of backends) {
     });
 
     describe('hostile content', () => {
-      it('HTML injection stays text; scripts, handlers, frames and javascript: URLs are gone', async () => {
+      it('HTML injection stays text; scripts, handlers and javascript: URLs are gone, frames are links', async () => {
         const id = await insertResource(content.db, {
           category: 'event',
           title: { en: '<script>alert(1)</script>' },
@@ -319,7 +319,9 @@ for (const backend of backends) {
           blocks: [{ type: 'text', header: { en: '</h3><script>alert(8)</script>' }, body: { en: '<object data="x"></object><p onclick="alert(9)">ok</p>' } }],
         });
         const { markdown } = await md(id);
-        assert.doesNotMatch(markdown, /javascript:|data:|onclick|onload|iframe|evil\.example|svg|alert\([4-79]\)/);
+        assert.doesNotMatch(markdown, /javascript:|data:|onclick|onload|iframe|svg|alert\([4-79]\)/);
+        // A frame is never embedded: it reads as a link to the page it showed.
+        assert.match(markdown, /\[Embedded content: evil\.example\]\(https:\/\/evil\.example\/\)/);
         // Every `<` that remains is escaped text, never a tag.
         assert.doesNotMatch(markdown, /(^|[^\\])</m);
         assert.match(markdown, /\\\[Omitted: forged\\\]/);

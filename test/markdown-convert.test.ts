@@ -35,10 +35,10 @@ describe('htmlToMarkdown', () => {
     assert.equal(convert('<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>'), '|     |     |\n| --- | --- |\n| a   | b   |\n| c   | d   |');
   });
 
-  it('keeps a header row and escapes | in cells', () => {
+  it('keeps a header row and escapes every | in cells', () => {
     assert.equal(
       convert('<table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody><tr><td>pipe</td><td>a|b || c</td></tr></tbody></table>'),
-      '| Key | Value |\n| --- | --- |\n| pipe | a\\|b \\| c |',
+      '| Key | Value |\n| --- | --- |\n| pipe | a\\|b \\|\\| c |',
     );
   });
 
@@ -58,9 +58,10 @@ describe('htmlToMarkdown', () => {
     assert.equal(convert('<h1>One</h1><h3>Three <em>it</em></h3><p><strong>b</strong> <del>s</del></p>'), '# One\n\n### Three _it_\n\n**b** ~~s~~');
   });
 
-  it('removes scripts, styles, frames, objects and forms with their content', () => {
+  it('removes scripts, styles, objects and forms with their content; a frame becomes a link', () => {
     const md = convert('<p>keep</p><script>evil()</script><style>p{}</style><iframe src="x">f</iframe><object>o</object><embed src="e"><form><input value="i"><button>b</button><textarea>t</textarea></form><noscript>n</noscript><template>tp</template><svg><text>s</text></svg>');
-    assert.equal(md, 'keep');
+    assert.equal(md, `keep\n\n[Embedded content: site.example](${BASE}/x)`);
+    assert.equal(convert('<iframe src="javascript:alert(1)" title="t"></iframe><iframe srcdoc="<p>x</p>"></iframe>'), '');
   });
 
   it('makes links and images absolute against the document URL and drops unsafe URLs', () => {

@@ -107,25 +107,35 @@ for (const backend of backends) {
     });
     after(() => demo.close());
 
-    it('cites the resource: title, page URL and language actually used, modified, license, attribution, content_complete', async () => {
+    it('cites the resource: title, page URL and language actually used, dates, description, categories, authors, word count, license, attribution, content_complete', async () => {
       const id = await demo.id(DEMO.welcome);
-      const row = await demo.db.selectFrom('rsc').select('modified').where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await demo.db.selectFrom('rsc').select(['modified', 'publication_start']).where('id', '=', id).executeTakeFirstOrThrow();
       const md = await request(app).get(`/agent/resource/${id}/markdown?language=nl`);
       assert.equal(md.status, 200);
       const fm = frontMatterOf(md.text);
+      const json = (await request(app).get(`/api/agent/resource/${id}?language=nl`)).body.result;
       assert.deepEqual(fm, {
         title: 'Welkom op de voorbeeldsite',
         url: `https://harbour.example/nl/page/${id}`,
         language: 'nl',
+        published: new Date(row.publication_start).toISOString(),
         modified: new Date(row.modified).toISOString(),
+        description: 'Wat deze site publiceert en hoe agents het kunnen lezen.',
+        categories: ['Artikelen'],
+        authors: ['Ada Lovelace'],
+        word_count: json.word_count,
         license: 'CC BY 4.0',
         attribution: 'Redactie Voorbeeldsite',
         content_complete: true,
       });
+      assert.ok(json.word_count > 20 && json.word_count < 200, String(json.word_count));
       // The same facts as the JSON read.
-      const json = (await request(app).get(`/api/agent/resource/${id}?language=nl`)).body.result;
       assert.equal(fm.url, json.page_url);
       assert.equal(fm.modified, json.modified);
+      assert.equal(fm.published, json.publication_start);
+      assert.equal(fm.description, json.summary);
+      assert.deepEqual(json.authors.map((a: { title: string }) => a.title), fm.authors);
+      assert.deepEqual(json.tags, []);
       assert.ok(!json.content.startsWith('---'), 'the JSON content has no front matter (its fields are in the JSON)');
     });
 

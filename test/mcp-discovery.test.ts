@@ -49,7 +49,7 @@ for (const backend of backends) {
       assert.equal(headMcp?.href, `${on.origin}/mcp`);
       assert.deepEqual(home.metas.filter((m) => m.name === 'mcp'), [{ name: 'mcp', content: `${on.origin}/mcp` }]);
       const probes = await probeConventionalPaths(on.origin);
-      assert.deepEqual(probes.filter((p) => p.verified).map((p) => p.path).sort(), ['/.well-known/api-catalog', CARD, '/llms.txt']);
+      assert.deepEqual(probes.filter((p) => p.verified).map((p) => p.path).sort(), ['/.well-known/agent-skills/index.json', '/.well-known/api-catalog', CARD, '/llms.txt']);
       const card = json((await rawRequest(`${on.origin}${CARD}`)).body);
       assert.deepEqual(Object.keys(card), ['$schema', 'name', 'version', 'title', 'description', 'websiteUrl', 'remotes']);
       assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');

@@ -41,21 +41,23 @@ for (const backend of backends) {
       assert.match(client.getInstructions() ?? '', /search/);
     });
 
-    it('lists four read-only tools whose schemas are valid JSON Schema and the routes\' own parameters', async () => {
+    it('lists five read-only tools whose schemas are valid JSON Schema and the routes\' own parameters', async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['search', 'read_resource', 'related', 'schema']);
+      assert.deepEqual(tools.map((t) => t.name), ['search', 'read_resource', 'related', 'schema', 'changes']);
       const openapi = (await (await fetch(`${web.origin}/openapi.json`)).json()) as { paths: Record<string, { get: { operationId: string; parameters: { name: string }[] } }> };
       const params = (operationId: string) =>
         Object.values(openapi.paths).find((p) => p.get.operationId === operationId)!.get.parameters.map((p) => p.name).sort();
-      const route = { search: 'searchResources', read_resource: 'readResource', related: 'listRelated', schema: 'listVocabulary' } as const;
+      const route = { search: 'searchResources', read_resource: 'readResource', related: 'listRelated', schema: 'listVocabulary', changes: 'listChanges' } as const;
       for (const tool of tools) {
         assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
         for (const ajv of [new Ajv2020({ strict: false }), new Ajv({ strict: false })]) {
           assert.doesNotThrow(() => ajv.compile(tool.inputSchema), `${tool.name} input`);
           assert.doesNotThrow(() => ajv.compile(tool.outputSchema!), `${tool.name} output`);
         }
-        // One source of truth: the tool takes exactly the parameters OpenAPI documents for its route.
-        assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), params(route[tool.name as keyof typeof route]), tool.name);
+        // One source of truth: the tool takes exactly the parameters OpenAPI documents for its route, plus
+        // its one tool-only argument of the result size bound (`skip` of a cut page, `start` of a cut read).
+        const toolOnly = tool.name === 'read_resource' ? 'start' : 'skip';
+        assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...params(route[tool.name as keyof typeof route]), toolOnly].sort(), tool.name);
         assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
       }
       const read = tools.find((t) => t.name === 'read_resource')!;
@@ -234,7 +236,7 @@ for (const backend of backends) {
       assert.equal(res.headers.get('link'), null);
       assert.equal(res.headers.get('mcp-session-id'), null, 'stateless');
       const body = (await res.json()) as { result: { tools: unknown[] } };
-      assert.equal(body.result.tools.length, 4);
+      assert.equal(body.result.tools.length, 5);
       const broken = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' });
       assert.equal(broken.status, 400);
       assert.equal(((await broken.json()) as { error: { code: number } }).error.code, -32700);

@@ -54,7 +54,7 @@ describe('MCP endpoint: Origin and Host (DNS rebinding)', () => {
       for (const [host, origin] of [[`127.0.0.1:${web.port}`, own], [`localhost:${web.port}`, `http://localhost:${web.port}`], [`[::1]:${web.port}`, `http://[::1]:${web.port}`]]) {
         const res = await post(web, { host: host!, origin: origin! });
         assert.equal(res.status, 200, host);
-        assert.equal(res.json.result.tools.length, 4);
+        assert.equal(res.json.result.tools.length, 5);
       }
       assert.equal((await post(web, { origin: own }, INITIALIZE)).status, 200, 'initialize');
     });
@@ -116,7 +116,7 @@ describe('MCP endpoint: Origin and Host (DNS rebinding)', () => {
       const url = `http://127.0.0.1:${web.port}/mcp`;
       const client = await connectMcp(url, { origin: 'http://localhost:6274' });
       try {
-        assert.equal((await client.listTools()).tools.length, 4);
+        assert.equal((await client.listTools()).tools.length, 5);
         assert.ok(Array.isArray((await callOk(client, 'search', { pagelen: '1' })).structured.items));
       } finally {
         await client.close();

@@ -86,10 +86,10 @@ for (const backend of backends) {
       await byDefault.client.close();
     });
 
-    it('lists the same four read-only tools, schemas and annotations', async () => {
+    it('lists the same five read-only tools, schemas and annotations', async () => {
       const { tools } = await v2.client.listTools();
       assert.deepEqual(tools, (await legacy.listTools()).tools);
-      assert.deepEqual(tools.map((t) => t.name), ['search', 'read_resource', 'related', 'schema']);
+      assert.deepEqual(tools.map((t) => t.name), ['search', 'read_resource', 'related', 'schema', 'changes']);
     });
 
     it('search: every page through next_arguments, its boundaries and its text, as the 1.x and the raw client see them', async () => {

@@ -255,10 +255,14 @@ for (const backend of backends) {
         for (const l of alternates) assert.match(l, /\?language=nl" type="[^"]+" hreflang="nl">/);
       });
 
-      it('an unknown language segment is not a page: the host\'s 404', async () => {
+      it('an unknown language segment is not a page: the host\'s 404, in Markdown for an agent (agent.markdownNotFound)', async () => {
         const res = await request(site.app).get(`/de/page/${welcome}`).set('Accept', ACCEPT.claudeCode);
         assert.equal(res.status, 404);
-        assert.match(res.headers['content-type']!, /^text\/html/);
+        assert.match(res.headers['content-type']!, /^text\/markdown/);
+        assert.match(res.text, /^# Not found\n/);
+        const html = await request(site.app).get(`/de/page/${welcome}`).set('Accept', ACCEPT.browser);
+        assert.equal(html.status, 404);
+        assert.match(html.headers['content-type']!, /^text\/html/);
       });
 
       it('the administrator sees a private page in HTML even with an agent Accept', async () => {

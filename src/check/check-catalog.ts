@@ -19,6 +19,8 @@ export const CHECK_CATALOG = {
   'resource-read': { name: 'Resource read (the page alternates)', weight: 6 },
   'resource-language': { name: 'Resource language', weight: 4 },
   translations: { name: 'Translations linked (hreflang)', weight: 3 },
+  'md-twins': { name: '.md twins of the page and home', weight: 3 },
+  'markdown-404': { name: 'Markdown 404 on a page URL', weight: 3 },
   'api-catalog': { name: 'API catalog (RFC 9264 linkset)', weight: 8 },
   'api-catalog-links': { name: 'API catalog links resolve', weight: 4 },
   openapi: { name: 'OpenAPI document', weight: 8 },
@@ -27,7 +29,11 @@ export const CHECK_CATALOG = {
   'mcp-protocol': { name: 'MCP endpoint (2025-11-25 and 2026-07-28, Origin checked)', weight: 5 },
   'robots-txt': { name: 'robots.txt', weight: 5 },
   'content-signals': { name: 'AI preferences (Content Signals)', weight: 4 },
+  sitemap: { name: 'Sitemap (full date-time lastmod, hreflang)', weight: 4 },
   cors: { name: 'Public CORS on the discovery documents', weight: 4 },
+  'cors-page-markdown': { name: 'CORS on the page\'s Markdown', weight: 3 },
+  'change-feed': { name: 'Change feed (what changed since a visit)', weight: 4 },
+  'skills-index': { name: 'Agent Skills index (digests match)', weight: 3 },
   'oauth-metadata': { name: 'OAuth metadata', weight: 2 },
 } as const satisfies Record<string, { name: string; weight: number }>;
 

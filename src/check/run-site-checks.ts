@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { checkName, checkWeight, type CheckId } from './check-catalog.js';
 import { ACCEPT, type CheckContext } from './context.js';
+import { checkChangeFeed, checkMarkdownNotFound, checkMarkdownTwins, checkPageMarkdownCors, checkSitemap, checkSkillsIndex } from './checks/agent-web.js';
 import { checkApiCatalog } from './checks/api-catalog.js';
 import { checkArd } from './checks/ard.js';
 import { checkCors } from './checks/cors.js';
@@ -53,7 +54,7 @@ export class SiteUnreachableError extends Error {
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
-export const DEFAULT_MAX_REQUESTS = 60;
+export const DEFAULT_MAX_REQUESTS = 80;
 /** The largest response body `check` reads (the plugin's own `maxBodyBytes` option, 1 MiB by default, is another limit). */
 export const CHECK_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** The most `hidden` resources one run checks (each costs a few requests). */
@@ -191,7 +192,11 @@ async function siteOutcomes(ctx: CheckContext): Promise<CheckOutcome[]> {
   else await o.run('mcp-protocol', ['mcp-card'], () => skip('mcp-protocol', checkName('mcp-protocol'), 'the card names no MCP endpoint on this origin'));
   o.add(await checkRobotsTxt(ctx));
   await o.run('content-signals', ['robots-txt'], () => checkContentSignals(ctx));
+  o.add(await checkSitemap(ctx));
   await o.run('cors', ['discovery-documents'], () => checkCors(ctx));
+  await o.run('cors-page-markdown', ['cors', 'markdown-negotiation'], () => checkPageMarkdownCors(ctx));
+  await o.run('change-feed', ['discovery-documents'], () => checkChangeFeed(ctx));
+  o.add(await checkSkillsIndex(ctx));
   o.add(await checkOauthMetadata(ctx));
   return [...o.results.values()];
 }
@@ -225,4 +230,6 @@ async function pageOutcomes(ctx: CheckContext, o: Outcomes): Promise<void> {
     const root = o.rootOf('resource-read');
     return root ? blocked('translations', checkName('translations'), root) : skip('translations', checkName('translations'), 'no JSON read of the page: no language versions to compare');
   });
+  await o.run('md-twins', ['markdown-negotiation'], () => checkMarkdownTwins(ctx));
+  await o.run('markdown-404', ['page'], () => checkMarkdownNotFound(ctx));
 }

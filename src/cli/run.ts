@@ -1,6 +1,8 @@
 import { checkCommand } from './check.js';
 import { doctorCommand } from './doctor.js';
 import { migrateCommand } from './migrate.js';
+import { pushCommand } from './push.js';
+import { reconcileCommand } from './reconcile.js';
 import { trafficCommand } from './traffic.js';
 import { viewsCommand } from './views.js';
 import { EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
@@ -13,6 +15,8 @@ const COMMANDS: Record<string, CliCommand> = {
   check: checkCommand,
   doctor: doctorCommand,
   traffic: trafficCommand,
+  push: pushCommand,
+  reconcile: reconcileCommand,
   views: viewsCommand,
 };
 

@@ -13,6 +13,8 @@ import {
   type QueryResult,
   type RootOperationNode,
   type UnknownRow,
+  sql,
+  type RawBuilder,
 } from 'kysely';
 
 /**
@@ -23,6 +25,8 @@ import {
 export interface ContentBinding {
   /** The text search configuration `text=` is parsed with. */
   readonly textConfiguration: string;
+  /** The optional contract columns the host's relations leave out (read as null). */
+  readonly absentColumns?: readonly string[];
 }
 
 /** The text search configuration `text=` is matched with when the options name none. */
@@ -43,8 +47,16 @@ const DEFAULT_BINDING: ContentBinding = Object.freeze({ textConfiguration: DEFAU
  */
 export function bindContent<D extends Kysely<any>>(db: D, binding: ContentBinding, absentColumns: readonly string[] = []): D {
   const own = (absentColumns.length ? db.withPlugin(new AbsentColumnsPlugin(absentColumns)) : db.withTables<{}>()) as D;
-  bindings.set(own, Object.freeze({ ...binding }));
+  bindings.set(own, Object.freeze({ ...binding, absentColumns: Object.freeze([...absentColumns]) }));
   return own;
+}
+
+/**
+ * An optional contract column of `alias` for a raw statement, which the selection plugin does not
+ * see: the column, or `NULL::jsonb` when the host's relations leave it out.
+ */
+export function optionalColumn(db: Kysely<any>, alias: string, column: string): RawBuilder<unknown> {
+  return contentBinding(db).absentColumns?.includes(column) ? sql`NULL::jsonb` : sql.ref(`${alias}.${column}`);
 }
 
 /** Selects null for contract columns a host's relations leave out. */

@@ -8,6 +8,7 @@ import { answerRouteError } from '../http/route-errors.js';
 import { normalizeResourceRef } from '../links/resource-links.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { requestTarget } from '../http/request-target.js';
+import { setPublicCorsHeaders } from '../http/cors.js';
 
 /** Offered in this order, so that equal preference (`*\/*`, no Accept) means HTML, i.e. the host. */
 const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
@@ -17,7 +18,9 @@ const OFFERED = ['text/html', 'text/markdown', 'application/json'] as const;
  * absolute Markdown URL, one preferring `application/json` gets 303 to the JSON read; everything
  * else (browsers, and agent fetchers that list HTML first, such as FetchKit's
  * `text/html, text/markdown, …`) goes on to the host's own route. The answer depends on `Accept`,
- * so `Vary: Accept` is set either way. The query string is passed on.
+ * so `Vary: Accept` is set either way. The query string is passed on. With `cors`, the 303s carry the
+ * public CORS headers (a browser agent's `fetch` follows them to the Markdown or JSON read, which has
+ * them too); the host's own answers on the path get none.
  */
 export function createEntityNegotiation(ctx: AgentContext) {
   return function negotiateEntity(req: Request, res: Response, next: NextFunction) {
@@ -39,6 +42,7 @@ export function createEntityNegotiation(ctx: AgentContext) {
     const target = absoluteUrl(base, read.url({ id: ref })) + (query ? `?${query}` : '');
     res.status(303);
     setNoSniff(res);
+    if (ctx.options.cors) setPublicCorsHeaders(res);
     res.setHeader('Location', target);
     res.setHeader('Cache-Control', DISCOVERY_CACHE_CONTROL);
     res.setHeader('Content-Length', '0');

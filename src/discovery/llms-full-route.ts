@@ -90,5 +90,5 @@ export function llmsFullRoute(maxBytes: number) {
     const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${base}`, async () => fixedBody({ body: await buildLlmsFull(ctx, base, maxBytes) }));
     if (!shared) throw unavailable('llms-full.txt is being built for another request; retry shortly');
     return shared;
-  });
+  }, true);
 }

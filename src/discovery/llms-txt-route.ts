@@ -52,7 +52,7 @@ export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<stri
 
 /** `GET /llms.txt`. */
 export function llmsTxtRoute() {
-  return documentRoute(PATHS.llmsTxt, MEDIA.llmsTxt, async (ctx, base) => ({ body: await llmsTxtBody(ctx, base) }));
+  return documentRoute(PATHS.llmsTxt, MEDIA.llmsTxt, async (ctx, base) => ({ body: await llmsTxtBody(ctx, base) }), true);
 }
 
 /** The `category` of a category llms.txt path: the reference `cat=` takes (a name, else an id). */
@@ -67,7 +67,7 @@ export function categoryLlmsTxtRoute() {
     path: PATHS.llmsCategory,
     params: categoryPath,
     query: undefined,
-    response: { kind: 'text', contentType: MEDIA.llmsTxt },
+    response: { kind: 'text', contentType: MEDIA.llmsTxt, markdownTokens: true },
     policy: DISCOVERY_DOCUMENT,
     async handler({ ctx, call, params }) {
       const options = await effectiveOptions(ctx);

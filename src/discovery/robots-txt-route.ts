@@ -7,7 +7,8 @@ import { buildRobotsTxt } from './robots-txt.js';
 
 /**
  * `GET /robots.txt` (only with the `robotsTxt` option): the crawler rules and Content Signals of the
- * admin Settings (the signals else the `contentSignals` option's) and the absolute sitemap URL, read on every request.
+ * admin Settings (the signals else the `contentSignals` option's) and the absolute sitemap URL (the
+ * plugin's own by default with the `sitemap` option), read on every request.
  */
 export function robotsTxtRoute() {
   return documentRoute(PATHS.robotsTxt, 'text/plain; charset=utf-8', async (ctx, base) => {

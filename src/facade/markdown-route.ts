@@ -14,13 +14,13 @@ export function markdownRoute(options: ResolvedOptions) {
     path: PATHS.markdown,
     params: resourcePath,
     query: resourceQuery(options),
-    response: { kind: 'text', contentType: MARKDOWN_CONTENT_TYPE },
+    response: { kind: 'text', contentType: MARKDOWN_CONTENT_TYPE, markdownTokens: true },
     policy: CONTENT_READ,
     doc: {
       operationId: 'readResourceMarkdown',
       summary: 'Read one resource as Markdown',
       description:
-        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, modified, license, attribution, content_complete), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
+        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, published (the publication start), modified, description (the summary), categories, authors and tags (titles of the public resources that the author and tag predicates named by the site lead to), word_count, license, attribution, content_complete; empty ones left out), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
     },

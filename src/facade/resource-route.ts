@@ -79,6 +79,9 @@ export async function resourceReadResult(
     ...(license ? { license } : {}),
     ...(attribution ? { attribution } : {}),
     ...mediumOf(ctx, base, row),
+    authors: content.authors,
+    tags: content.tags,
+    word_count: content.wordCount,
     links: readLinks(base, row.id, advertisedLanguage(lang, ctx.options.languages)),
     ...lang,
   };
@@ -96,7 +99,7 @@ export function resourceRoute(options: ResolvedOptions) {
       operationId: 'readResource',
       summary: 'Read one resource',
       description:
-        'The localized read: Markdown content, citation page URL (and one per language), entity URI, dates, license, attribution and medium. Missing, private and unpublished resources are all 404.',
+        'The localized read: Markdown content, citation page URL (and one per language), entity URI, dates, license, attribution, medium, authors, tags and word count. Missing, private and unpublished resources are all 404.',
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
     },

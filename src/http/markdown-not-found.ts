@@ -1,5 +1,8 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { preferredMediaType } from './accept.js';
+import { setPublicCorsHeaders } from './cors.js';
+import { requestTarget } from './request-target.js';
+import { estimateMarkdownTokens, MARKDOWN_TOKENS_HEADER } from './markdown-tokens.js';
 import { PATHS } from '../paths.js';
 
 /** JSON and HTML are offered first: only a request that really prefers Markdown gets it. */
@@ -8,6 +11,18 @@ const NOT_FOUND_OFFER = ['application/json', 'text/html', 'text/markdown'] as co
 /** Whether a request prefers `text/markdown` over JSON and HTML (an agent that asked for Markdown). */
 function wantsMarkdownAnswer(req: Request): boolean {
   return preferredMediaType(req, NOT_FOUND_OFFER) === 'text/markdown';
+}
+
+/** Markdown offered first: for a `.md` URL, only an explicit preference for HTML (a browser's) gets HTML. */
+const MD_URL_OFFER = ['text/markdown', 'text/html'] as const;
+
+/**
+ * Whether a 404 of the host should be Markdown: the request prefers Markdown, or it asked for a `.md`
+ * URL (an agent trying a page's `.md` twin) without preferring HTML as a browser does.
+ */
+function wantsMarkdownNotFound(req: Request): boolean {
+  if (wantsMarkdownAnswer(req)) return true;
+  return /\.md$/i.test(requestTarget(req).path) && preferredMediaType(req, MD_URL_OFFER) === 'text/markdown';
 }
 
 /**
@@ -42,13 +57,64 @@ function markdownNotFoundBody(): string {
  */
 export function sendMarkdownNotFound(req: Request, res: Response): boolean {
   if (res.headersSent || !wantsMarkdownAnswer(req)) return false;
+  writeMarkdownNotFound(req, res);
+  return true;
+}
+
+/** Writes the Markdown 404. */
+function writeMarkdownNotFound(req: Request, res: Response): void {
   const body = Buffer.from(markdownNotFoundBody());
   res.status(404);
   res.setHeader('Content-Type', 'text/markdown; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Vary', 'Accept');
+  res.setHeader(MARKDOWN_TOKENS_HEADER, String(estimateMarkdownTokens(body.length)));
   res.setHeader('Content-Length', String(body.length));
   res.end(req.method === 'HEAD' ? undefined : body);
-  return true;
+}
+
+/** What a host may have set for the answer it meant to send, and a 404 must not carry. */
+const NOT_FOR_A_404 = ['Set-Cookie', 'ETag', 'Last-Modified', 'Location', 'Content-Location', 'Content-Language', 'Content-Encoding', 'Content-Disposition'];
+
+/**
+ * Sends the Markdown 404 whatever the request asked for (a `.md` twin's answer), dropping the headers
+ * of whatever answer was being prepared; with `cors`, the public CORS headers.
+ */
+export function sendMarkdownNotFoundNow(req: Request, res: Response, cors: boolean): void {
+  for (const name of NOT_FOR_A_404) res.removeHeader(name);
+  if (cors) setPublicCorsHeaders(res);
+  writeMarkdownNotFound(req, res);
+}
+
+/** How a host's Markdown 404s are answered. */
+export interface MarkdownNotFoundOptions {
+  /** Add the public CORS headers (the `cors` option). */
+  readonly cors: boolean;
+}
+
+/**
+ * The host's Markdown 404s: middleware the host mounts after its routes and before its own 404
+ * handler. A GET or HEAD that prefers Markdown, or that asks for a `.md` URL without preferring HTML,
+ * gets the Markdown 404 (where to search instead, and llms.txt; with `cors`, the public CORS headers);
+ * every other request goes on to the host's 404 page. A response already started is left alone.
+ *
+ * ```ts
+ * app.use(agent.markdownNotFound)
+ * app.use((req, res) => res.status(404).render('404'))
+ * // GET /en/page/99999  Accept: text/markdown  →  404 text/markdown  "# Not found …"
+ * ```
+ */
+export function createMarkdownNotFound(options: MarkdownNotFoundOptions): { middleware: RequestHandler; send: (req: Request, res: Response) => boolean } {
+  const send = (req: Request, res: Response): boolean => {
+    if (res.headersSent || !wantsMarkdownNotFound(req)) return false;
+    sendMarkdownNotFoundNow(req, res, options.cors);
+    return true;
+  };
+  return {
+    send,
+    middleware: function markdownNotFound(req: Request, res: Response, next: NextFunction) {
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || !send(req, res)) next();
+    },
+  };
 }

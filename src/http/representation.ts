@@ -3,6 +3,7 @@ import etag from 'etag';
 import { isNotModified } from './conditional.js';
 import { HttpError } from './errors.js';
 import { sendMarkdownNotFound } from './markdown-not-found.js';
+import { estimateMarkdownTokens, MARKDOWN_TOKENS_HEADER } from './markdown-tokens.js';
 
 /** Cache policy of content reads: always revalidate, with a strong ETag. */
 export const CONTENT_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
@@ -39,6 +40,8 @@ export interface Representation {
   maxBytes?: number;
   /** The strong ETag of `body`, when it is known already (a `FixedBody`): not hashed again. */
   etag?: string;
+  /** A Markdown answer (or an llms file): it carries `x-markdown-tokens`, the estimate of its token count. */
+  markdownTokens?: boolean;
 }
 
 /** A text body's UTF-8 bytes and their strong ETag, worked out once. */
@@ -90,6 +93,7 @@ export function sendRepresentation(req: Request, res: Response, r: Representatio
   res.setHeader('Cache-Control', r.cacheControl);
   const tag = r.etag ?? etag(bytes);
   res.setHeader('ETag', tag);
+  if (r.markdownTokens) res.setHeader(MARKDOWN_TOKENS_HEADER, String(estimateMarkdownTokens(bytes.length)));
   const ifNoneMatch = req.headers['if-none-match'];
   if (ifNoneMatch !== undefined && isNotModified(ifNoneMatch, tag)) {
     res.statusCode = 304;

@@ -86,6 +86,7 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
   let contentType: string;
   let headers: Record<string, string> | undefined;
   let tag: string | undefined;
+  let markdownTokens = false;
   if (response.kind === 'envelope') {
     body = `{"status":"ok","result":${JSON.stringify(output)}}`;
     contentType = JSON_CONTENT_TYPE;
@@ -96,6 +97,7 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
     tag = fixed?.etag;
     contentType = response.contentType;
     headers = text.headers;
+    markdownTokens = response.markdownTokens === true;
   }
   if (policy.cache === 'perCaller') return sendPerCaller(req, res, { body, contentType });
   sendRepresentation(req, res, {
@@ -105,6 +107,7 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
     cacheControl: CACHE_CONTROL[policy.cache],
     ...(policy.sizeBound ? { maxBytes: maxBodyBytes } : {}),
     ...(tag !== undefined ? { etag: tag } : {}),
+    ...(markdownTokens ? { markdownTokens } : {}),
   });
 }
 

@@ -8,6 +8,7 @@ const SURFACE_OF_PATH: ReadonlyMap<string, TrafficSurface> = new Map<string, Tra
   [PATHS.search.template, 'listing'],
   [PATHS.related.template, 'listing'],
   [PATHS.schema.template, 'listing'],
+  [PATHS.changes.template, 'listing'],
   [PATHS.llmsTxt.template, 'llms-txt'],
   [PATHS.llmsCategory.template, 'llms-txt'],
   [PATHS.llmsFull.template, 'llms-full'],

@@ -53,7 +53,10 @@ export interface TextBody {
 }
 
 /** What a route answers with: a JSON `result` in the `{ status: 'ok' }` envelope, or a text body. */
-export type RouteResponse = { kind: 'envelope'; result: z.ZodType } | { kind: 'text'; contentType: string };
+export type RouteResponse =
+  | { kind: 'envelope'; result: z.ZodType }
+  /** `markdownTokens`: the answer is Markdown (or an llms file) and carries `x-markdown-tokens`. */
+  | { kind: 'text'; contentType: string; markdownTokens?: boolean };
 
 /** What a handler returns: what its result schema accepts (the compiler checks it), or a text body. */
 export type HandlerOutput<R extends RouteResponse> = R extends { kind: 'envelope'; result: infer S extends z.ZodType } ? z.input<S> : TextBody;
@@ -166,4 +169,9 @@ function operationOf(route: Route<unknown>): OperationSpec | undefined {
 /** The documented operations among `routes`, in their order. */
 export function operationsOf(routes: readonly Route<unknown>[]): OperationSpec[] {
   return routes.flatMap((route) => operationOf(route) ?? []);
+}
+
+/** The MCP tools among `routes`, in their `tools/list` order. */
+export function toolsInOrder(routes: readonly Route<unknown>[]): RouteTool[] {
+  return routes.flatMap((route) => (route.tool ? [route.tool] : [])).sort((a, b) => a.listed - b.listed);
 }

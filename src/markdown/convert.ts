@@ -2,20 +2,13 @@ import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
 import type { MarkdownLimits } from './limits.js';
 import { boundMarkup } from './bound-markup.js';
+import { parseHtmlFragment } from './html-dom.js';
+import { markdownRule } from './markdown-rules.js';
+import { withDocumentUrl } from './markdown-urls.js';
+import { needsPreparation, prepareDom } from './prepare-dom.js';
 import { truncateHtml } from './truncate-html.js';
 import { truncateMarkdown } from './truncate-markdown.js';
-import { MARKER_ATTRIBUTE, MARKER_NONCE, markerText } from './markers.js';
-
-/** The few DOM members the rules below read (turndown hands them domino nodes). */
-interface DomNode {
-  nodeName: string;
-  textContent: string | null;
-  firstChild: DomNode | null;
-  childNodes: ArrayLike<DomNode>;
-  getAttribute(name: string): string | null;
-  getElementsByTagName(name: string): ArrayLike<DomNode>;
-  rows?: ArrayLike<DomNode>;
-}
+import { MARKER_NONCE, markerText } from './markers.js';
 
 /** `@joplin/turndown-plugin-gfm`, typed structurally (it ships no types). */
 interface GfmPlugin {
@@ -23,38 +16,14 @@ interface GfmPlugin {
 }
 const { gfm } = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmPlugin;
 
-/** Elements whose content never reaches the Markdown. */
+/** Elements whose content never reaches the Markdown (the pre-pass removes them first; kept here as a second line). */
 const REMOVED_ELEMENTS = [
   'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form', 'input', 'button',
   'select', 'textarea', 'svg', 'math', 'canvas', 'audio', 'video', 'head', 'link', 'meta', 'base', 'title',
 ] as const;
 
-const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:', 'tel:']);
-const IMAGE_PROTOCOLS = new Set(['http:', 'https:']);
-
-/** The document URL relative references resolve against, for the duration of one synchronous conversion. */
-let currentBase: URL | undefined;
 /** The nonce marker paragraphs carry, for the duration of one synchronous conversion (see `markers.ts`). */
 let currentNonce = MARKER_NONCE;
-
-/**
- * Resolves `raw` against the current document URL. `undefined` for a protocol that is not allowed
- * (`javascript:`, `data:`, …) or a reference that does not parse.
- */
-function absoluteUrl(raw: string | null, protocols: ReadonlySet<string>): string | undefined {
-  if (!raw) return undefined;
-  try {
-    // The WHATWG parser strips the whitespace and control characters browsers ignore (`java\nscript:`).
-    const url = new URL(raw, currentBase);
-    return protocols.has(url.protocol) ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const escapeDestination = (href: string) => href.replace(/[()\\ <>]/g, (c) => (c === ' ' ? '%20' : c === '<' ? '%3C' : c === '>' ? '%3E' : `\\${c}`));
-const escapeTitle = (title: string | null) => (title ?? '').replace(/\s+/g, ' ').trim().replace(/["\\]/g, '\\$&');
-const escapeAlt = (alt: string | null) => (alt ?? '').replace(/\s+/g, ' ').trim().replace(/[[\]\\<]/g, '\\$&');
 
 /** Characters that mean something anywhere in Markdown text, and `<` (text that looks like a tag stays text). */
 const INLINE_SPECIALS = /[\\*`[\]_<]/g;
@@ -80,18 +49,6 @@ export function escapeMarkdownText(text: string): string {
   return marker.endsWith('. ') ? `${marker.slice(0, -2)}\\. ${escaped.slice(marker.length)}` : `\\${escaped}`;
 }
 
-function fencedBlock(code: string, language: string): string {
-  let size = 3;
-  for (const m of code.matchAll(/^`{3,}/gm)) size = Math.max(size, m[0].length + 1);
-  const fence = '`'.repeat(size);
-  return `\n\n${fence}${language}\n${code.replace(/\n$/, '')}\n${fence}\n\n`;
-}
-
-function tableIsSkipped(table: DomNode): boolean {
-  const rows = table.rows;
-  return !rows || (rows.length === 1 && rows[0]!.childNodes.length <= 1) || table.getElementsByTagName('table').length > 0;
-}
-
 function createService(): TurndownService {
   const service = new TurndownService({
     headingStyle: 'atx',
@@ -106,51 +63,8 @@ function createService(): TurndownService {
   service.use(gfm);
   service.remove([...REMOVED_ELEMENTS]);
   service.escape = escapeMarkdownText;
-
   // Rules added later take precedence over the plugin's and turndown's own.
-  service.addRule('agentTable', {
-    filter: 'table',
-    replacement(content, node) {
-      const table = node as unknown as DomNode;
-      if (tableIsSkipped(table)) return content;
-      // Unlike the plugin, never fall back to raw HTML: block content in cells stays inline (`<br>`).
-      const lines = content.replace(/\n+/g, '\n').trim();
-      const columns = Math.max(0, ...Array.from(table.rows ?? [], (row) => row.childNodes.length));
-      const secondLine = lines.split('\n')[1] ?? '';
-      const header = columns && !/^\| :?---/.test(secondLine) ? `|${'     |'.repeat(columns)}\n|${' --- |'.repeat(columns)}\n` : '';
-      const caption = table.getElementsByTagName('caption')[0]?.textContent?.trim();
-      return `\n\n${caption ? `${service.escape(caption)}\n\n` : ''}${header}${lines}\n\n`;
-    },
-  });
-  service.addRule('agentPreformatted', {
-    filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName !== 'CODE',
-    replacement: (_content, node) => fencedBlock((node as unknown as DomNode).textContent ?? '', ''),
-  });
-  service.addRule('agentLink', {
-    filter: (node) => node.nodeName === 'A' && node.getAttribute('href') !== null,
-    replacement(content, node) {
-      const el = node as unknown as DomNode;
-      const href = absoluteUrl(el.getAttribute('href'), LINK_PROTOCOLS);
-      if (!href) return content;
-      const title = escapeTitle(el.getAttribute('title'));
-      return `[${content}](${escapeDestination(href)}${title ? ` "${title}"` : ''})`;
-    },
-  });
-  service.addRule('agentImage', {
-    filter: 'img',
-    replacement(_content, node) {
-      const el = node as unknown as DomNode;
-      const src = absoluteUrl(el.getAttribute('src'), IMAGE_PROTOCOLS);
-      const alt = escapeAlt(el.getAttribute('alt'));
-      if (!src) return alt;
-      const title = escapeTitle(el.getAttribute('title'));
-      return `![${alt}](${escapeDestination(src)}${title ? ` "${title}"` : ''})`;
-    },
-  });
-  service.addRule('agentMarker', {
-    filter: (node) => node.nodeName === 'P' && node.getAttribute(MARKER_ATTRIBUTE) === currentNonce,
-    replacement: (_content, node) => `\n\n${((node as unknown as DomNode).textContent ?? '').replace(/\s+/g, ' ').replace(/</g, '\\<')}\n\n`,
-  });
+  service.addRule('agent', markdownRule(escapeMarkdownText, () => currentNonce));
   return service;
 }
 
@@ -170,11 +84,12 @@ export interface ConvertOptions {
 }
 
 /**
- * Converts (already bounded) HTML to Markdown: GFM tables (header-less ones get an empty header row,
- * `|` in cells is escaped), fenced code (a bare `<pre>` too), ATX headings, scripts, styles, frames,
- * objects and forms removed, links and images absolute against the document URL, `javascript:` and
- * other unsafe URLs dropped (the link text stays), text that looks like a tag escaped. Synchronous:
- * bound the input first (see `limits.ts`).
+ * Converts (already bounded) HTML to Markdown: parsed once, prepared by the DOM pre-pass
+ * (`prepare-dom.ts`: nothing hidden or scripted, media and embeds as links, real image sources,
+ * captions, callouts, tabsets, footnotes, spanned tables), then written by turndown with the rules of
+ * `markdown-rules.ts` (GFM tables, fenced code with its language, ATX headings, one-line link texts,
+ * links and images absolute against the document URL, `javascript:` and other unsafe URLs dropped,
+ * text that looks like a tag escaped). Synchronous: bound the input first (see `limits.ts`).
  *
  * ```ts
  * htmlToMarkdown('<p><a href="/about">About</a></p>', { baseUrl: 'https://example.org' })
@@ -183,14 +98,20 @@ export interface ConvertOptions {
  */
 export function htmlToMarkdown(html: string, options: ConvertOptions): string {
   shared ??= createService();
-  currentBase = new URL(options.documentUrl ?? `${options.baseUrl}/`);
-  currentNonce = options.markerNonce ?? MARKER_NONCE;
-  try {
-    return shared.turndown(html);
-  } finally {
-    currentBase = undefined;
-    currentNonce = MARKER_NONCE;
-  }
+  const service = shared;
+  if (!html) return '';
+  return withDocumentUrl(new URL(options.documentUrl ?? `${options.baseUrl}/`), () => {
+    currentNonce = options.markerNonce ?? MARKER_NONCE;
+    try {
+      const root = parseHtmlFragment(html);
+      if (needsPreparation(html)) prepareDom(root);
+      // turndown clones a node it is given; this tree is ours alone, so it may work on it directly.
+      Object.defineProperty(root, 'cloneNode', { value: () => root });
+      return service.turndown(root as unknown as TurndownService.Node);
+    } finally {
+      currentNonce = MARKER_NONCE;
+    }
+  });
 }
 
 /**

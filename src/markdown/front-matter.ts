@@ -4,8 +4,20 @@ export interface FrontMatter {
   /** The human page URL, absolute, in the language actually used. */
   url: string;
   language: string;
+  /** The publication start, as an ISO-8601 UTC timestamp. */
+  published?: Date;
   /** The last modification, as an ISO-8601 UTC timestamp. */
   modified: Date;
+  /** The summary; left out when empty. */
+  description?: string;
+  /** The titles of the resource's (visible) categories; left out when empty. */
+  categories?: readonly string[];
+  /** The titles of its authors; left out when empty. */
+  authors?: readonly string[];
+  /** The titles of its tags; left out when empty. */
+  tags?: readonly string[];
+  /** Words of the content. */
+  word_count?: number;
   /** Left out when empty. */
   license?: string;
   /** Left out when empty. */
@@ -60,7 +72,8 @@ export function yamlString(text: string): string {
 
 /**
  * The front matter block that opens a resource's Markdown representation: `---`, one `key: value`
- * line per field (strings double-quoted, `content_complete` a boolean), `---`, a blank line.
+ * line per field (strings double-quoted, lists as flow sequences of them, `word_count` an integer,
+ * `content_complete` a boolean; empty optional fields left out), `---`, a blank line.
  *
  * ```ts
  * renderFrontMatter({ title: 'Harbour', url: 'https://example.org/en/page/7', language: 'en',
@@ -70,11 +83,18 @@ export function yamlString(text: string): string {
  * ```
  */
 export function renderFrontMatter(fm: FrontMatter): string {
+  const list = (key: string, items: readonly string[] | undefined) => (items?.length ? [`${key}: [${items.map(yamlString).join(', ')}]`] : []);
   const lines = [
     `title: ${yamlString(fm.title)}`,
     `url: ${yamlString(fm.url)}`,
     `language: ${yamlString(fm.language)}`,
+    ...(fm.published ? [`published: ${yamlString(fm.published.toISOString())}`] : []),
     `modified: ${yamlString(fm.modified.toISOString())}`,
+    ...(fm.description ? [`description: ${yamlString(fm.description)}`] : []),
+    ...list('categories', fm.categories),
+    ...list('authors', fm.authors),
+    ...list('tags', fm.tags),
+    ...(fm.word_count !== undefined ? [`word_count: ${fm.word_count}`] : []),
     ...(fm.license ? [`license: ${yamlString(fm.license)}`] : []),
     ...(fm.attribution ? [`attribution: ${yamlString(fm.attribution)}`] : []),
     `content_complete: ${fm.content_complete ? 'true' : 'false'}`,

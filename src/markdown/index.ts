@@ -6,3 +6,4 @@ export type { TemplateResource } from './resource-accessor.js';
 export { htmlToMarkdown, boundedHtmlToMarkdown, type ConvertOptions } from './convert.js';
 export { DEFAULT_MARKDOWN_LIMITS, resolveMarkdownLimits, type MarkdownLimits } from './limits.js';
 export { TemplateRenderError } from './template-errors.js';
+export { toMarkdown, type ToMarkdownOptions, type ToMarkdownResult } from './to-markdown.js';

@@ -11,6 +11,7 @@ import { createMcpFace } from './mcp-server.js';
 import { mcpOriginAllowed } from './mcp-origin.js';
 import { sendWebResponse, webRequest } from './web-exchange.js';
 import { mountServerCard } from './server-card-route.js';
+import { MAX_BATCH_CALLS } from './tool-bounds.js';
 
 /** The largest JSON-RPC request body accepted (tool arguments are a few hundred bytes). */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -104,6 +105,10 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string, table:
     },
     async function mcpEndpoint(req: Request, res: Response) {
       markMcpTraffic(req, toolNames);
+      // A 2025-03-26 batch: at most MAX_BATCH_CALLS calls, else refused whole before any runs.
+      if (Array.isArray(req.body) && req.body.length > MAX_BATCH_CALLS) {
+        return jsonRpcError(res, 400, -32600, `Invalid Request: a batch holds at most ${MAX_BATCH_CALLS} calls (this one has ${req.body.length})`);
+      }
       let base: string;
       try {
         base = ctx.baseUrl(req);

@@ -3,7 +3,8 @@ import type { AgentContext } from '../context.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import { runRoute } from '../http/responder.js';
 import type { Route, RouteTool, TextBody } from '../http/route.js';
-import type { PathTemplate } from '../http/urls.js';
+import { absoluteUrl, type PathTemplate } from '../http/urls.js';
+import { itemsThatFit, markdownPart, MAX_TOOL_RESULT_CHARS, SKIP_ARGUMENT, skipArgument, START_ARGUMENT, startArgument, withToolArgument } from './tool-bounds.js';
 
 /** A JSON object of tool arguments, as a client sent it. */
 export type ToolArguments = Record<string, unknown>;
@@ -76,15 +77,48 @@ export function routeAt(table: readonly TableRoute[], path: PathTemplate): Table
 /** The mask of `ZodObject.omit` for these keys. */
 const omitMask = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, true])) as Parameters<z.ZodObject['omit']>[0];
 
+/** A tool-only argument (`skip`, `start`) as a number, validated by its schema (0 when absent). */
+function toolArgument(args: ToolArguments, name: string, schema: z.ZodType): number {
+  const value = args[name];
+  if (value === undefined || value === null) return 0;
+  const parsed = schema.safeParse(typeof value === 'number' ? String(value) : value);
+  if (!parsed.success) throw badRequest(name, parsed.error.issues[0]!.message);
+  return (parsed.data as number | undefined) ?? 0;
+}
+
+/** The string form of the arguments, as `next_arguments` gives them back. */
+const stringArguments = (args: ToolArguments, params: Record<string, string>, query: readonly [string, string][]) =>
+  ({ ...params, ...Object.fromEntries(query) }) as Record<string, string>;
+
+/**
+ * A page bounded for a tool result: the items from `skip` on that fit (`itemsThatFit`); when some are
+ * left, `next_arguments` asks for the same page again with `skip` past the ones given, else the route's
+ * next page. `next` says whether the walk goes on.
+ */
+function boundedPage(page: { items: unknown[]; next_url?: string | null }, skip: number, args: Record<string, string>, params: Record<string, string>) {
+  const rest = page.items.slice(skip);
+  const routeNext = nextArguments(page.next_url ?? null, params);
+  const fit = itemsThatFit({ ...page, next_arguments: routeNext }, rest);
+  const cut = fit < rest.length;
+  const next_arguments = cut ? { ...args, [SKIP_ARGUMENT]: String(skip + fit) } : routeNext;
+  return { ...page, items: rest.slice(0, fit), next: next_arguments !== null, next_arguments };
+}
+
 /** One tool from a route that carries a `tool`: its arguments, its result and a run of the route. */
 function toolOf(ctx: AgentContext, table: readonly TableRoute[], route: TableRoute, tool: RouteTool): ToolSpec {
   if (route.response.kind !== 'envelope') throw new Error(`the tool ${tool.name} needs a JSON result`);
   const query = route.query ?? z.object({}).strict();
-  const input = route.params ? route.params.extend(query.shape).strict() : query;
+  const routeInput = route.params ? route.params.extend(query.shape).strict() : query;
   const result = route.response.result as z.ZodObject;
   const output = tool.paged ? withNextArguments(result) : tool.omit ? result.omit(omitMask(tool.omit)) : result;
   const textRoute = tool.text ? routeAt(table, tool.text) : undefined;
+  const input = tool.paged
+    ? withToolArgument(routeInput, SKIP_ARGUMENT, skipArgument)
+    : textRoute
+      ? withToolArgument(routeInput, START_ARGUMENT, startArgument)
+      : routeInput;
   const pathNames = route.path.params;
+  const toolOnly = [...pathNames, SKIP_ARGUMENT, START_ARGUMENT];
   return {
     name: tool.name,
     title: tool.title,
@@ -93,17 +127,38 @@ function toolOf(ctx: AgentContext, table: readonly TableRoute[], route: TableRou
     output,
     async run(base, args) {
       const params: Record<string, string> = Object.fromEntries(pathNames.map((name) => [name, pathArgument(args, name)]));
-      const query = argumentPairs(args, pathNames);
+      const query = argumentPairs(args, toolOnly);
+      const skip = tool.paged ? toolArgument(args, SKIP_ARGUMENT, skipArgument) : 0;
+      const start = textRoute ? toolArgument(args, START_ARGUMENT, startArgument) : 0;
       const json = runRoute(route, ctx, { base, path: route.path.url(params), query }, params);
       if (textRoute) {
-        const [structured, text] = await Promise.all([json, runRoute(textRoute, ctx, { base, path: textRoute.path.url(params), query }, params)]);
-        return { text: (text as TextBody).body, structured: output.parse(structured) as Record<string, unknown> };
+        const textPath = textRoute.path.url(params);
+        const [read, text] = await Promise.all([json, runRoute(textRoute, ctx, { base, path: textPath, query }, params)]);
+        const structured = output.parse(read) as Record<string, unknown>;
+        return { text: markdownText((text as TextBody).body, start, structured, stringArguments(args, params, query), absoluteUrl(base, textPath, Object.fromEntries(query))), structured };
       }
-      const structured = (await json) as { next_url?: string | null };
+      const structured = (await json) as { items: unknown[]; next_url?: string | null };
       if (!tool.paged) return { structured };
-      return { structured: { ...structured, next_arguments: nextArguments(structured.next_url ?? null, params) } };
+      return { structured: boundedPage(structured, skip, stringArguments(args, params, query), params) };
     },
   };
+}
+
+/**
+ * The text of a read: its Markdown from `start`, whole when it fits in a tool result beside the
+ * structured result, else the part that fits and a note saying how to read on (`start`) and where the
+ * whole is. A `start` at or past the end is a 400 naming it.
+ */
+function markdownText(markdown: string, start: number, structured: Record<string, unknown>, args: Record<string, string>, url: string): string {
+  if (start > 0 && start >= markdown.length) throw badRequest(START_ARGUMENT, `is past the end of the Markdown (${markdown.length} characters)`);
+  const part = markdownPart(markdown, start, JSON.stringify(structured).length);
+  const from = start > 0 ? `[… continued from character ${start} of ${markdown.length}]\n\n` : '';
+  if (part.next === undefined) return from + part.text;
+  const rest = JSON.stringify({ ...args, [START_ARGUMENT]: String(part.next) });
+  return (
+    `${from}${part.text}\n\n[… cut at character ${part.next} of ${markdown.length} to keep this result under ${MAX_TOOL_RESULT_CHARS} characters. ` +
+    `Read on with read_resource ${rest}, or fetch the whole Markdown: ${url}]\n`
+  );
 }
 
 /** The tools: every route of the table that carries a `tool`, in their `tools/list` order. */

@@ -1,33 +1,29 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { PushDatabase } from './push-database.js';
 import { ContentPushError } from './push-error.js';
+import { reserveIds } from './surrogate-ids.js';
 import type { ContentRef, ResourceId } from './resource-input.js';
 
-/** The push API's mapping table (migration 0003): a CMS's string id and the `rsc` id it stands for. */
-export interface ExternalIdTable {
-  external_id: string;
-  rsc_id: number;
-}
-
-/** The content schema plus the mapping table: what the push API writes. */
-export type PushDatabase = Database & { agent_discovery_external_id: ExternalIdTable };
+export type { ExternalIdTable, PushDatabase } from './push-database.js';
 
 /**
- * The `rsc` id a string id stands for, creating the mapping (and reserving the id from the `rsc`
- * sequence) when it is new; `created` tells which. Two writers creating the same new mapping at
- * once get the same id: the second waits for the first's commit, then reads its row.
+ * The `rsc` id a string id stands for, creating the mapping (with a free id in the read API's range,
+ * see `reserveIds`) when it is new; `created` tells which. Two writers creating the same new mapping
+ * at once get the same id: the second waits for the first's commit, then reads its row.
  *
  * ```sql
- * INSERT INTO "agent_discovery_external_id" ("external_id", "rsc_id")
- *   VALUES ($1, nextval(pg_get_serial_sequence('rsc', 'id')))
+ * INSERT INTO "agent_discovery_external_id" ("external_id", "rsc_id") VALUES ($1, $2)
  *   ON CONFLICT ("external_id") DO NOTHING RETURNING "rsc_id"
  * SELECT "rsc_id" FROM "agent_discovery_external_id" WHERE "external_id" = $1   -- when it existed
  * ```
  */
 export async function mapExternalId(db: Kysely<PushDatabase>, externalId: string): Promise<{ id: number; created: boolean }> {
+  const existing = await db.selectFrom('agent_discovery_external_id').select('rsc_id').where('external_id', '=', externalId).executeTakeFirst();
+  if (existing) return { id: Number(existing.rsc_id), created: false };
+  const [id] = await reserveIds(db, 1);
   const inserted = await db
     .insertInto('agent_discovery_external_id')
-    .values({ external_id: externalId, rsc_id: sql<number>`nextval(pg_get_serial_sequence('rsc', 'id'))` })
+    .values({ external_id: externalId, rsc_id: id! })
     .onConflict((oc) => oc.column('external_id').doNothing())
     .returning('rsc_id')
     .executeTakeFirst();

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { categorySubtree, notMeta } from '../content/visibility.js';
+import { categorySubtree } from '../content/visibility.js';
+import { isModelVocabulary } from './model-vocabulary.js';
 import { resolveRef, type PushDatabase } from './external-ids.js';
 import { ContentPushError, inputError } from './push-error.js';
 import { reconcileEntry, type ContentRef, type ResourceId } from './resource-input.js';
@@ -8,7 +9,8 @@ import { reconcileEntry, type ContentRef, type ResourceId } from './resource-inp
 export interface ReconcileScope {
   /**
    * Only resources in these categories (and their subcategories) are removed when absent from the
-   * list. Default: every resource that is not vocabulary (every one outside `meta`).
+   * list. Default: every resource that is not a category or predicate (those in `vocabulary`
+   * categories, tags and authors, included).
    */
   readonly categories?: readonly ContentRef[] | undefined;
   /** Report what would be removed without removing it. Default `false`. */
@@ -70,16 +72,17 @@ async function loadList(db: Kysely<PushDatabase>, current: Iterable<unknown> | A
   return count;
 }
 
-/** The categories a scoped run is limited to, as a condition on `r`; none means every non-vocabulary resource. */
+/** The categories a scoped run is limited to, as a condition on `r`; none means every resource but categories and predicates. */
 async function scopeCondition(db: Kysely<PushDatabase>, scope: ReconcileScope): Promise<RawBuilder<SqlBool>> {
-  if (!scope.categories) return notMeta('r');
+  const content = sql<SqlBool>`NOT ${isModelVocabulary('r')}`;
+  if (!scope.categories) return content;
   const ids: number[] = [];
   for (const [i, ref] of scope.categories.entries()) {
     const found = await resolveRef(db, 'reconcile', `categories.${i}`, ref, sql<{ is_category: boolean }>`EXISTS (SELECT 1 FROM category c WHERE c.id = r.id) AS "is_category"`);
     if (!found.row.is_category) throw new ContentPushError('reconcile', 'not_found', `categories.${i}`, `resource ${found.id} is not a category`);
     ids.push(found.id);
   }
-  return sql<SqlBool>`(${notMeta('r')} AND r.category_id IN ${categorySubtree(ids)})`;
+  return sql<SqlBool>`(${content} AND r.category_id IN ${categorySubtree(ids)})`;
 }
 
 const hostId = (row: { rsc_id: number | null; external_id: string | null }): ResourceId => row.external_id ?? Number(row.rsc_id);

@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { z } from 'zod';
-import { namedCategoryTree } from '../content/visibility.js';
-import { describeRef, findRef, resolveRef, type PushDatabase } from './external-ids.js';
-import { ContentPushError } from './push-error.js';
+import { writeEdges } from './edge-batch.js';
+import { findRef, resolveRef, type PushDatabase } from './external-ids.js';
 import type { ContentRef, edgeInput, edgeSetInput, mediumInput } from './resource-input.js';
 
 /** Edges between resources through a predicate, and the one downloadable medium of a resource. */
@@ -11,65 +10,34 @@ type ParsedEdge = z.output<typeof edgeInput>;
 type ParsedEdgeSet = z.output<typeof edgeSetInput>;
 type ParsedMedium = z.output<typeof mediumInput>;
 
-/** A predicate by reference: a resource in the `predicate` category tree. */
-async function predicateId(db: Kysely<PushDatabase>, call: string, ref: ContentRef): Promise<number> {
-  const found = await resolveRef(db, call, 'predicate', ref, sql<{ is_predicate: boolean }>`r.category_id IN ${namedCategoryTree('predicate')} AS "is_predicate"`);
-  if (!found.row.is_predicate) throw new ContentPushError(call, 'not_found', 'predicate', `${describeRef(ref)} is not a predicate`);
-  return found.id;
-}
-
 /**
- * Writes one edge `subject -predicate-> object`: inserts it, or sets its `seq` (editorial order) when
- * given. Returns the edge's id.
+ * Writes one edge `subject -predicate-> object` (one statement, see `writeEdges`): inserts it, or
+ * sets its `seq` (editorial order) when given. Each end must be in a category the predicate allows on
+ * its side, when it lists any. Returns the edge's id.
  *
  * ```sql
- * INSERT INTO "edge" ("subject_id", "predicate_id", "object_id", "seq") VALUES ($1, $2, $3, $4)
- *   ON CONFLICT ("subject_id", "predicate_id", "object_id") DO UPDATE SET "seq" = $4 RETURNING "id"
+ * INSERT INTO "edge" ("subject_id", "predicate_id", "object_id", "seq") SELECT … WHERE <every check passed>
+ *   ON CONFLICT ("subject_id", "predicate_id", "object_id") DO UPDATE SET "seq" = EXCLUDED."seq" RETURNING "id"
  * ```
  */
 export async function putEdge(db: Kysely<PushDatabase>, input: ParsedEdge): Promise<{ id: number }> {
-  const subject = (await resolveRef(db, 'putEdge', 'subject', input.subject)).id;
-  const predicate = await predicateId(db, 'putEdge', input.predicate);
-  const object = (await resolveRef(db, 'putEdge', 'object', input.object)).id;
-  return upsertEdge(db, subject, predicate, object, input.seq);
-}
-
-async function upsertEdge(db: Kysely<PushDatabase>, subject: number, predicate: number, object: number, seq: number | undefined): Promise<{ id: number }> {
-  const row = await db
-    .insertInto('edge')
-    .values({ subject_id: subject, predicate_id: predicate, object_id: object, ...(seq === undefined ? {} : { seq }) })
-    .onConflict((oc) => oc.columns(['subject_id', 'predicate_id', 'object_id']).doUpdateSet((eb) => ({ seq: seq ?? eb.ref('edge.seq') })))
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: Number(row.id) };
+  const [ids] = await writeEdges(db, 'putEdge', [{ kind: 'put', index: undefined, ...input }]);
+  return { id: ids![0]! };
 }
 
 /**
  * Makes `objects`, in this order (`seq` 1, 2, …), the subject's complete list through the predicate:
- * edges to other objects are removed. Returns the edges' ids in the same order.
+ * edges to other objects are removed (one statement, see `writeEdges`). Returns the edges' ids in
+ * the same order.
  *
  * ```sql
- * DELETE FROM "edge" WHERE "subject_id" = $1 AND "predicate_id" = $2 AND "object_id" <> ALL($3)
- * INSERT INTO "edge" (…) VALUES (…) ON CONFLICT (…) DO UPDATE SET "seq" = …   -- per object
+ * DELETE FROM "edge" WHERE "subject_id" = $1 AND "predicate_id" = $2 AND <not one of the objects>
+ * INSERT INTO "edge" (…) SELECT … ON CONFLICT (…) DO UPDATE SET "seq" = EXCLUDED."seq"   -- in the same statement
  * ```
  */
 export async function setEdges(db: Kysely<PushDatabase>, input: ParsedEdgeSet): Promise<{ ids: number[] }> {
-  const subject = (await resolveRef(db, 'setEdges', 'subject', input.subject)).id;
-  const predicate = await predicateId(db, 'setEdges', input.predicate);
-  const objects: number[] = [];
-  for (const [i, ref] of input.objects.entries()) {
-    const id = (await resolveRef(db, 'setEdges', `objects.${i}`, ref)).id;
-    if (!objects.includes(id)) objects.push(id);
-  }
-  await db
-    .deleteFrom('edge')
-    .where('subject_id', '=', subject)
-    .where('predicate_id', '=', predicate)
-    .$if(objects.length > 0, (qb) => qb.where('object_id', 'not in', objects))
-    .execute();
-  const ids: number[] = [];
-  for (const [i, object] of objects.entries()) ids.push((await upsertEdge(db, subject, predicate, object, i + 1)).id);
-  return { ids };
+  const [ids] = await writeEdges(db, 'setEdges', [{ kind: 'set', index: undefined, ...input }]);
+  return { ids: ids! };
 }
 
 /**

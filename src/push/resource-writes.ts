@@ -1,32 +1,27 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import { metaCategoryIds } from '../content/visibility.js';
-import { findResourceId, mapExternalId, resolveRef, type PushDatabase } from './external-ids.js';
-import { advanceIdSequence } from './id-sequence.js';
-import { jsonValue, languageMap, nullableJson, resourceLanguages } from './localized-columns.js';
+import { findResourceId, mapExternalId, type PushDatabase } from './external-ids.js';
+import { isModelVocabulary } from './model-vocabulary.js';
 import { ContentPushError, sqlState } from './push-error.js';
-import type { resourceInput, ResourceId } from './resource-input.js';
-import type { z } from 'zod';
+import { putResources, resourceRow, type BatchResource } from './resource-batch.js';
+import { fastPut } from './resource-fast-path.js';
+import type { ResourceId } from './resource-input.js';
+import { reserveIds } from './surrogate-ids.js';
 
-/** A resource after validation. */
-export type ParsedResource = z.output<typeof resourceInput>;
+export type { ParsedResource } from './resource-batch.js';
 
 /** What a write settles on: the `rsc` id the facade reads the resource by. */
 export interface PutResult {
   readonly id: number;
 }
 
-/** The stored resource under `id`, if any, and whether it is vocabulary (a category or predicate). */
+/** The stored resource under `id`, if any, and whether it is the model's vocabulary (a category, a predicate, a root). */
 async function storedKind(db: Kysely<PushDatabase>, id: number): Promise<{ vocabulary: boolean } | undefined> {
-  return db
-    .selectFrom('rsc as r')
-    .select(sql<boolean>`r.category_id IN ${metaCategoryIds()}`.as('vocabulary'))
-    .where('r.id', '=', id)
-    .executeTakeFirst();
+  return db.selectFrom('rsc as r').select(isModelVocabulary('r').as('vocabulary')).where('r.id', '=', id).executeTakeFirst();
 }
 
 /**
- * The `rsc` id a put writes under, mapping a string id on first use; refuses an id that is vocabulary.
- * A new numeric id moves the id sequence past it.
+ * The `rsc` id a vocabulary put writes under (a category or predicate given an `id`), mapping a string
+ * id on first use; refuses an id that is a content resource.
  */
 export async function targetId(db: Kysely<PushDatabase>, call: string, id: ResourceId, vocabulary: boolean): Promise<{ id: number; exists: boolean }> {
   const mapped = typeof id === 'string' ? await mapExternalId(db, id) : { id, created: false };
@@ -35,85 +30,48 @@ export async function targetId(db: Kysely<PushDatabase>, call: string, id: Resou
     const what = vocabulary ? 'a resource, not vocabulary' : 'a category or predicate: write it with putCategory or putPredicate';
     throw new ContentPushError(call, 'not_allowed', 'id', `${String(id)} is ${what}`);
   }
-  if (!stored && typeof id === 'number') await advanceIdSequence(db, id);
   return { id: mapped.id, exists: stored !== undefined };
 }
 
-/** The category a resource goes in: an existing category that is not vocabulary (`meta` or below). */
-async function contentCategory(db: Kysely<PushDatabase>, ref: ParsedResource['category']): Promise<number> {
-  const found = await resolveRef(
-    db,
-    'put',
-    'category',
-    ref,
-    sql<{ is_category: boolean; vocabulary: boolean }>`
-      EXISTS (SELECT 1 FROM category c WHERE c.id = r.id) AS "is_category", r.id IN ${metaCategoryIds()} AS "vocabulary"`,
-  );
-  if (!found.row.is_category) throw new ContentPushError('put', 'not_found', 'category', `resource ${found.id} is not a category`);
-  if (found.row.vocabulary) {
-    throw new ContentPushError('put', 'not_allowed', 'category', `category ${found.id} holds vocabulary: use putCategory or putPredicate`);
-  }
-  return found.id;
+/** A new id for a resource pushed without one (a category or predicate found by name only). */
+export async function newResourceId(db: Kysely<PushDatabase>): Promise<number> {
+  const [id] = await reserveIds(db, 1);
+  return id!;
 }
 
 /** A unique `name` already taken, as a conflict naming it. */
 export function nameTaken(call: string, name: string | null | undefined, error: unknown): ContentPushError | undefined {
   if (sqlState(error) !== '23505' || !String((error as Error).message).includes('name')) return undefined;
-  return new ContentPushError(call, 'conflict', 'name', `'${name ?? ''}' is already the name of another resource`);
+  return new ContentPushError(call, 'conflict', 'name', `'${name ?? ''}' is already the name of another resource`, { cause: error });
 }
 
 /**
- * Writes a resource: inserts it, or replaces every column of the stored one (`created` and
- * `publication_start` stay when not given; `modified` is now when not given).
- *
- * ```sql
- * INSERT INTO "rsc" ("id", "name", "category_id", …) VALUES ($1, $2, $3, …)
- *   ON CONFLICT ("id") DO UPDATE SET "name" = $2, "category_id" = $3, …
- * ```
+ * Writes resources: inserts each, or replaces every column of the stored one (`created` and
+ * `publication_start` stay when not given; `modified` is now when not given). One statement for the
+ * whole batch (see `putResources`); a batch of one (`put`) tries the smaller statement of
+ * `fastPut` first. The ids in order.
  */
-export async function putResource(db: Kysely<PushDatabase>, input: ParsedResource, defaultLanguage: string): Promise<PutResult> {
-  const languages = resourceLanguages('put', input.language, { title: input.title, summary: input.summary, body: input.body }, defaultLanguage);
-  const categoryId = await contentCategory(db, input.category);
-  const { id } = await targetId(db, 'put', input.id, false);
-  const columns = {
-    name: input.name ?? null,
-    category_id: categoryId,
-    is_published: input.is_published,
-    visibility: input.visibility,
-    publication_end: input.publication_end ?? null,
-    modified: input.modified ?? sql<Date>`now()`,
-    language: languages,
-    title: jsonValue(languageMap(input.title, languages)),
-    summary: jsonValue(languageMap(input.summary, languages)),
-    body: jsonValue(languageMap(input.body, languages)),
-    blocks: jsonValue(input.blocks ?? []),
-    props: jsonValue(input.props ?? {}),
-    seo_noindex: input.seo_noindex,
-    uri: input.uri ?? null,
-    license: nullableJson(input.license),
-    attribution: nullableJson(input.attribution),
-    page_url: nullableJson(input.page_url),
-    ...(input.publication_start ? { publication_start: input.publication_start } : {}),
-    ...(input.created ? { created: input.created } : {}),
-  };
+export async function putResourceBatch(db: Kysely<PushDatabase>, call: string, items: readonly BatchResource[], defaultLanguage: string): Promise<number[]> {
   try {
-    await db
-      .insertInto('rsc')
-      .values({ id, ...columns })
-      .onConflict((oc) => oc.column('id').doUpdateSet(columns))
-      .execute();
+    const [only] = items;
+    if (items.length === 1 && only) {
+      const r = only.resource;
+      const id = await fastPut(db, resourceRow(call, 0, r, 0, defaultLanguage), r.category, { publicationStart: r.publication_start !== undefined, created: r.created !== undefined });
+      if (id !== undefined) return [id];
+    }
+    return await putResources(db, call, items, defaultLanguage);
   } catch (error) {
-    throw nameTaken('put', input.name, error) ?? error;
+    // Two resources of one batch that swap names meet the unique index before the statement ends.
+    throw nameTaken(call, 'a name of this batch', error) ?? error;
   }
-  return { id };
 }
 
 /**
  * Removes a resource (its edges, medium and string-id mapping go with it); `false` when there is
- * none under `id`. Vocabulary is refused: remove it with removeCategory or removePredicate.
+ * none under `id`. A category or predicate is refused: remove it with removeCategory or removePredicate.
  *
  * ```sql
- * DELETE FROM "rsc" WHERE "id" = $1 AND "category_id" NOT IN (…the meta category tree…)
+ * DELETE FROM "rsc" WHERE "id" = $1 AND "category_id" NOT IN (…the model's vocabulary categories…)
  * ```
  */
 export async function removeResource(db: Kysely<PushDatabase>, id: ResourceId): Promise<{ removed: boolean }> {
@@ -126,7 +84,7 @@ export async function removeResource(db: Kysely<PushDatabase>, id: ResourceId): 
   const gone = await db
     .deleteFrom('rsc')
     .where('id', '=', rscId)
-    .where(sql<SqlBool>`category_id NOT IN ${metaCategoryIds()}`)
+    .where(sql<SqlBool>`NOT ${isModelVocabulary('rsc')}`)
     .executeTakeFirst();
   return { removed: gone.numDeletedRows > 0n };
 }

@@ -1,11 +1,13 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { z } from 'zod';
-import { metaCategoryIds, namedCategoryTree } from '../content/visibility.js';
+import { namedCategoryTree } from '../content/visibility.js';
 import { describeRef, findRef, resolveRef, type PushDatabase } from './external-ids.js';
 import { jsonValue, languageMap, resourceLanguages } from './localized-columns.js';
 import { ContentPushError } from './push-error.js';
 import type { categoryInput, ContentRef, predicateInput } from './resource-input.js';
-import { nameTaken, targetId, type PutResult } from './resource-writes.js';
+import { modelCategoryIds } from './model-vocabulary.js';
+import { nameTaken, newResourceId, targetId, type PutResult } from './resource-writes.js';
+import { reserveIds } from './surrogate-ids.js';
 
 /**
  * The vocabulary a pushing CMS writes: categories (resources in the `category` category, plus their
@@ -41,8 +43,7 @@ async function vocabularyRoots(db: Kysely<PushDatabase>, call: string, defaultLa
   let meta = found.get('meta');
   let category = found.get('category');
   if (meta === undefined && category === undefined) {
-    const ids = await sql<{ id: number }>`SELECT nextval(pg_get_serial_sequence('rsc', 'id')) AS id FROM generate_series(1, 2)`.execute(db);
-    [meta, category] = ids.rows.map((r) => Number(r.id)) as [number, number];
+    [meta, category] = (await reserveIds(db, 2)) as [number, number];
     await db.insertInto('rsc').values([root(meta, 'meta', category), root(category, 'category', category)]).execute();
     await db.insertInto('category').values([{ id: meta, parent_id: null }, { id: category, parent_id: meta }]).execute();
   }
@@ -51,8 +52,8 @@ async function vocabularyRoots(db: Kysely<PushDatabase>, call: string, defaultLa
   }
   let predicate = found.get('predicate');
   if (predicate === undefined) {
-    const row = await db.insertInto('rsc').values(root(undefined, 'predicate', category)).returning('id').executeTakeFirstOrThrow();
-    predicate = Number(row.id);
+    predicate = await newResourceId(db);
+    await db.insertInto('rsc').values(root(predicate, 'predicate', category)).execute();
     await db.insertInto('category').values({ id: predicate, parent_id: meta }).execute();
   }
   return { meta, category, predicate };
@@ -91,9 +92,14 @@ async function upsertVocabularyResource(
     modified: input.modified ?? sql<Date>`now()`,
   };
   try {
+    if (id === undefined) {
+      const fresh = await newResourceId(db);
+      await db.insertInto('rsc').values({ id: fresh, publication_start: new Date(Date.now() - YEAR_MS), ...columns }).execute();
+      return fresh;
+    }
     const row = await db
       .insertInto('rsc')
-      .values({ ...(id === undefined ? {} : { id }), publication_start: new Date(Date.now() - YEAR_MS), ...columns })
+      .values({ id, publication_start: new Date(Date.now() - YEAR_MS), ...columns })
       .onConflict((oc) => oc.column('id').doUpdateSet(columns))
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -103,7 +109,10 @@ async function upsertVocabularyResource(
   }
 }
 
-/** A category (not under `meta`) by reference, for a parent or a predicate's constraint. */
+/**
+ * A category by reference, for a parent or a predicate's constraint: any category but the model's own
+ * (`meta`, `category`, `predicate`); a `vocabulary` category (tags, authors) is one.
+ */
 async function contentCategoryRef(db: Kysely<PushDatabase>, call: string, field: string, ref: ContentRef): Promise<number> {
   const found = await resolveRef(
     db,
@@ -111,7 +120,7 @@ async function contentCategoryRef(db: Kysely<PushDatabase>, call: string, field:
     field,
     ref,
     sql<{ is_category: boolean; vocabulary: boolean }>`
-      EXISTS (SELECT 1 FROM category c WHERE c.id = r.id) AS "is_category", r.id IN ${metaCategoryIds()} AS "vocabulary"`,
+      EXISTS (SELECT 1 FROM category c WHERE c.id = r.id) AS "is_category", r.id IN ${modelCategoryIds()} AS "vocabulary"`,
   );
   if (!found.row.is_category) throw new ContentPushError(call, 'not_found', field, `${describeRef(ref)} is not a category`);
   if (found.row.vocabulary) throw new ContentPushError(call, 'not_allowed', field, `${describeRef(ref)} is a category of the vocabulary`);
@@ -130,7 +139,8 @@ async function isAncestorOrSelf(db: Kysely<PushDatabase>, ancestor: number, id: 
 }
 
 /**
- * Writes a category: its resource in `category` and its `category` row (parent, noindex).
+ * Writes a category: its resource in `category` and its `category` row (parent, noindex; a
+ * `vocabulary` category goes under `meta`, which keeps its resources out of search and lists).
  *
  * ```sql
  * INSERT INTO "rsc" (…) VALUES (…) ON CONFLICT ("id") DO UPDATE SET …  RETURNING "id"
@@ -139,10 +149,17 @@ async function isAncestorOrSelf(db: Kysely<PushDatabase>, ancestor: number, id: 
  * ```
  */
 export async function putCategory(db: Kysely<PushDatabase>, input: ParsedCategory, defaultLanguage: string): Promise<PutResult> {
+  if (input.vocabulary && input.parent !== null && input.parent !== undefined) {
+    throw new ContentPushError('putCategory', 'invalid_input', 'parent', 'a vocabulary category has no parent of its own (it goes under meta)');
+  }
   const roots = await vocabularyRoots(db, 'putCategory', defaultLanguage);
   const existing = await vocabularyTarget(db, 'putCategory', input);
   if (existing !== undefined) await assertKind(db, 'putCategory', existing, 'category');
-  const parent = input.parent === null || input.parent === undefined ? null : await contentCategoryRef(db, 'putCategory', 'parent', input.parent);
+  const parent = input.vocabulary
+    ? roots.meta
+    : input.parent === null || input.parent === undefined
+      ? null
+      : await contentCategoryRef(db, 'putCategory', 'parent', input.parent);
   if (parent !== null && existing !== undefined && (await isAncestorOrSelf(db, existing, parent))) {
     throw new ContentPushError('putCategory', 'invalid_input', 'parent', `${describeRef(input.parent!)} is this category or below it`);
   }

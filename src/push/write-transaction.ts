@@ -1,6 +1,6 @@
 import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
 import type { PushDatabase } from './external-ids.js';
-import { readOnlyError } from './push-error.js';
+import { ContentPushError, pushFailure } from './push-error.js';
 
 /**
  * A Kysely transaction of the host's, on the database the plugin's tables are in; its table types do
@@ -20,9 +20,19 @@ export interface WriteOptions {
 
 const SAVEPOINT = sql.id('agent_discovery_content');
 
+/** How a call's work is run when the host gives no transaction. */
+export interface WorkShape {
+  /**
+   * The work writes with one statement, which is atomic by itself (later statements only run when it
+   * wrote nothing): no transaction around it, so the call is one round trip.
+   */
+  readonly oneStatement?: boolean;
+}
+
 /**
  * Runs one call of the push API as one transaction: its own, or a savepoint inside the host's
- * transaction, rolled back when the call fails. A read-only database becomes an error naming the fix.
+ * transaction, rolled back when the call fails. Every failure comes out as a `ContentPushError`
+ * (`pushFailure`: a lost connection is `unavailable`, a read-only database names the fix).
  *
  * ```sql
  * BEGIN … COMMIT                                           -- without { transaction }
@@ -35,11 +45,14 @@ export async function writeTransaction<T>(
   call: string,
   options: WriteOptions | undefined,
   work: (trx: Kysely<PushDatabase>) => Promise<T>,
+  shape: WorkShape = {},
 ): Promise<T> {
   try {
     const host = options?.transaction;
-    if (!host) return await db.transaction().execute(work);
-    if (!host.isTransaction) throw new TypeError(`express-agent-discovery: content.${call}: the transaction option must be a Kysely transaction`);
+    if (!host) return shape.oneStatement ? await work(db) : await db.transaction().execute(work);
+    if ((host as { isTransaction?: unknown }).isTransaction !== true) {
+      throw new ContentPushError(call, 'invalid_input', 'transaction', 'the transaction option must be a Kysely transaction (db.transaction().execute(async (trx) => …))');
+    }
     // The same database and connection: the host's table types are its own, the tables the plugin's.
     const trx = host as unknown as Transaction<PushDatabase>;
     await sql`SAVEPOINT ${SAVEPOINT}`.execute(trx);
@@ -53,6 +66,6 @@ export async function writeTransaction<T>(
       throw error;
     }
   } catch (error) {
-    throw readOnlyError(call, error) ?? error;
+    throw pushFailure(call, error);
   }
 }

@@ -35,11 +35,20 @@ export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang
   const content = await composeResourceContent(ctx, row, language, base);
   const license = localize(row.license, language, options.defaultLanguage);
   const attribution = localize(row.attribution, language, options.defaultLanguage);
+  const description = localize(row.summary, language, options.defaultLanguage);
+  // The category only when it is anonymous-visible itself (the row's category_* columns are null otherwise).
+  const category = row.category_public_id === null ? '' : localize(row.category_title, language, options.defaultLanguage);
   const frontMatter = renderFrontMatter({
     title: localize(row.title, language, options.defaultLanguage),
     url: resolveOnBase(base, pageUrlOf(options.pageUrl, row, language, row.category_name)),
     language,
+    published: new Date(row.publication_start),
     modified: new Date(row.modified),
+    ...(description ? { description } : {}),
+    ...(category ? { categories: [category] } : {}),
+    authors: content.authors.map((a) => a.title),
+    tags: content.tags.map((t) => t.title),
+    word_count: content.wordCount,
     ...(license ? { license } : {}),
     ...(attribution ? { attribution } : {}),
     content_complete: content.contentComplete,

@@ -21,6 +21,11 @@ const categoryRef = z.object({
   title: z.string(),
 });
 
+const creditRef = z.object({
+  id: z.number().int(),
+  title: z.string(),
+});
+
 export const resourceSummary = z.object({
   id: z.number().int(),
   uri: z.string().describe('Entity identifier.'),
@@ -71,6 +76,9 @@ export const resourceRead = z.object({
   license: z.string().optional(),
   attribution: z.string().optional(),
   medium: medium.optional(),
+  authors: z.array(creditRef).describe('Its authors: the public resources its edges of the author predicates lead to, in editorial order.'),
+  tags: z.array(creditRef).describe('Its tags: the public resources its edges of the tag predicates lead to, in editorial order.'),
+  word_count: z.number().int().describe('Words of the Markdown content (link and image targets not counted).'),
   links: z.object({
     json: z.string(),
     markdown: z.string(),

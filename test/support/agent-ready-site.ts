@@ -25,7 +25,8 @@ export interface CheckedSite {
 
 /**
  * The example site on a loopback port under `PUBLIC_HOST` with, unless `optIns` is false, the opt-ins
- * it ships with (MCP, CORS, robots.txt with its Content Signals in code, llms-full.txt); with
+ * it ships with (MCP, CORS, robots.txt with its Content Signals in code, llms-full.txt, the sitemap, `.md`
+ * twins, NLWeb's /ask); with
  * `optIns: false`, the plugin's defaults. With `publicName: false` it has no public
  * base URL and is reached as `http://127.0.0.1:<port>` (its ARD identifier then has the placeholder).
  */
@@ -42,7 +43,7 @@ export async function startCheckedSite(db: Kysely<Database>, { optIns = true, pu
   const site = await createExampleSite({
     database: { kysely: db },
     baseUrl: origin,
-    ...(optIns ? {} : { plugin: { mcp: false, cors: false, robotsTxt: false, contentSignals: {}, llmsFull: false } }),
+    ...(optIns ? {} : { plugin: { mcp: false, cors: false, robotsTxt: false, contentSignals: {}, llmsFull: false, sitemap: false, markdownTwins: false, nlweb: false } }),
   });
   app = site.app as unknown as http.RequestListener;
   return {

@@ -13,7 +13,7 @@ const DOCUMENTS = ['/llms.txt', '/.well-known/api-catalog', '/openapi.json', '/a
  * Sealed continuations differ per sealing (a fresh nonce) and the ARD manifest's `updatedAt` is the
  * time of the request; everything else must be the same bytes.
  */
-const normalize = (text: string) => text.replace(/cursor=[A-Za-z0-9_.~%-]+/g, 'cursor=…').replace(/"updatedAt":"[^"]*"/g, '"updatedAt":…');
+const normalize = (text: string) => text.replace(/(cursor|since)=[A-Za-z0-9_.~%-]+/g, '$1=…').replace(/"updatedAt":"[^"]*"/g, '"updatedAt":…');
 
 /**
  * Every read of the facade and the discovery documents, on demo content: each GET operation of the

@@ -1,6 +1,7 @@
 // From the Ghost-shaped tables to the plugin's push API (`agent.content`): the vocabulary, one post
 // or tag at a time on the save paths, and the whole site at start-up (reconcile, then re-push).
 import { allTagIds, publishedPostIds, readPost, readTag } from './ghost-store.mjs'
+import { excerptOf, ghostDate, isPublicPost, isPublicTag } from './ghost-content.mjs'
 
 // Resource names carry the slug, so the `pageUrl` option can build Ghost's URLs: a post's slug
 // `harbour-lights` is the name `post_harbour_lights` (/harbour-lights/), a tag's `news` is `tag_news`
@@ -18,52 +19,56 @@ export function ghostPageUrl({ id, name, category }) {
   return `/id/${id}`
 }
 
-/** The site's vocabulary: the categories `post` and `tag`, and the predicate `tagged` between them. */
+/**
+ * The site's vocabulary: the categories `post` and `tag` (tags are vocabulary: readable and related,
+ * but kept out of search and the newest lists), and the predicate `tagged` between them.
+ */
 export async function putVocabulary(content) {
   await content.putCategory({ name: 'post', title: 'Posts', summary: 'Everything the site publishes.' })
-  await content.putCategory({ name: 'tag', title: 'Tags' })
+  await content.putCategory({ name: 'tag', title: 'Tags', vocabulary: true })
   await content.putPredicate({ name: 'tagged', title: 'Tagged', subjects: ['post'], objects: ['tag'] })
 }
 
-/** Pushes one tag (internal `#` tags stay private). */
+/** Pushes one tag; an internal (`#`) tag is never stored (removed if it was). */
 export async function pushTag(content, tag) {
+  if (!isPublicTag(tag)) return content.remove(tag.id)
   return content.put({
     id: tag.id, // Ghost's 24-hex id: the push API maps it to a numeric id
     name: nameOf('tag', tag.slug),
     category: 'tag',
     title: tag.name,
     summary: tag.description ?? undefined,
-    visibility: tag.visibility === 'public' ? 'public' : 'internal',
     created: tag.created_at,
     modified: tag.updated_at,
   })
 }
 
 /**
- * Pushes one post as it is in the CMS now: published or scheduled posts are written (with their tags
- * and `tagged` edges), anything else is removed from the plugin's tables. Returns the numeric id the
- * facade serves it under, or null when it is not served.
+ * Pushes one post as it is in the CMS now: a published, public post is written (with its public tags
+ * and `tagged` edges); anything else (a draft, a scheduled post, a members or paid post, a deleted
+ * one) is removed from the plugin's tables, so it is never stored (ghost-content.mjs has the rule).
+ * Returns the numeric id the facade serves it under, or null when it is not served.
  */
 export async function pushPost(content, mariadb, id) {
   const post = await readPost(mariadb, id)
-  if (!post || !['published', 'scheduled'].includes(post.status)) {
+  if (!post || !isPublicPost(post)) {
     await content.remove(id)
     return null
   }
-  for (const tag of post.tags) await pushTag(content, tag)
+  const tags = post.tags.filter(isPublicTag)
+  for (const tag of tags) await pushTag(content, tag)
   const { id: rscId } = await content.put({
     id: post.id,
     name: nameOf('post', post.slug),
     category: 'post',
     title: post.title,
-    summary: post.custom_excerpt ?? undefined,
+    summary: excerptOf(post, ''), // custom_excerpt, else the start of the text
     body: post.html ?? '',
-    visibility: post.visibility, // 'public', or members/paid/tiers: private to the plugin
-    publication_start: post.published_at ?? post.updated_at, // a scheduled post becomes visible then
+    publication_start: ghostDate(post.published_at) ?? post.updated_at, // published by a status change alone: from its last save
     created: post.created_at,
     modified: post.updated_at, // what reconcile compares
   })
-  await content.setEdges({ subject: post.id, predicate: 'tagged', objects: post.tags.map((t) => t.id) })
+  await content.setEdges({ subject: post.id, predicate: 'tagged', objects: tags.map((t) => t.id) })
   return rscId
 }
 
@@ -72,7 +77,7 @@ export async function pushPost(content, mariadb, id) {
  * the CMS no longer publishes, then pushes what is missing or out of date. Returns the counts.
  */
 export async function syncAll(content, mariadb) {
-  const tags = await allTagIds(mariadb)
+  const tags = (await allTagIds(mariadb)).filter(isPublicTag)
   const tagReport = await content.reconcile(tags.map((t) => ({ id: t.id, modified: t.updated_at })), { categories: ['tag'] })
   for (const id of [...tagReport.stale, ...tagReport.missing]) await pushTag(content, await readTag(mariadb, id))
   const posts = async function* () {

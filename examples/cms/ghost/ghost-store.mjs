@@ -117,17 +117,17 @@ export async function publishedPostBySlug(mariadb, slug) {
 }
 
 /**
- * Every post the site publishes (published or scheduled), as the sync needs them: id and updated_at,
- * streamed row by row (a large site's list is never held in memory at once).
+ * Every post the site shows to anyone (published and public), as the sync needs them: id and
+ * updated_at, streamed row by row (a large site's list is never held in memory at once).
  */
 export async function* publishedPostIds(mariadb) {
-  const rows = mariadb.pool.query("SELECT id, updated_at FROM posts WHERE status IN ('published', 'scheduled') ORDER BY id").stream()
+  const rows = mariadb.pool.query("SELECT id, updated_at FROM posts WHERE status = 'published' AND visibility = 'public' ORDER BY id").stream()
   for await (const row of rows) yield row
 }
 
-/** Every tag: id and updated_at. */
+/** Every tag: id, name, visibility and updated_at. */
 export async function allTagIds(mariadb) {
-  const [rows] = await mariadb.query('SELECT id, updated_at FROM tags ORDER BY id')
+  const [rows] = await mariadb.query('SELECT id, name, visibility, updated_at FROM tags ORDER BY id')
   return rows
 }
 

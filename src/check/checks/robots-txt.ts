@@ -7,7 +7,7 @@ const ROBOTS = checkName('robots-txt');
 const SIGNALS = checkName('content-signals');
 const FIX_ROBOTS =
   'Serve /robots.txt (200, text/plain) with a Sitemap: line: with express-agent-discovery, turn on robotsTxt (for a host that has no robots.txt of its own) ' +
-  'and set the sitemapUrl option.';
+  'and the sitemap option (or set sitemapUrl to your own sitemap).';
 const FIX_SIGNALS =
   'State your AI preferences in robots.txt (Content-Signal: search=…, ai-input=…, ai-train=…): with express-agent-discovery and robotsTxt on, ' +
   'set the Content Signals on the admin Settings page.';

@@ -1,0 +1,179 @@
+/**
+ * The structural part of the DOM pre-pass: tables made rectangular (spans expanded), Wiki.js tabsets
+ * expanded (labels become headings, panels follow), callouts made block quotes with their emoji,
+ * captions moved after what they caption, heading permalinks dropped, code languages found.
+ */
+import { classesOf, createElement, descendantsNamed, elementChildren, hasClass, isElement, squashText, TEXT_NODE, type DomElement, type DomNode } from './html-dom.js';
+
+/** Beyond this many cells, a table's spans are left as they are (the conversion stays linear). */
+const MAX_GRID_CELLS = 5000;
+const MAX_SPAN = 64;
+
+const span = (cell: DomElement, name: string) => Math.min(MAX_SPAN, Math.max(1, Number.parseInt(cell.getAttribute(name) ?? '1', 10) || 1));
+
+const rowsOf = (table: DomElement): DomElement[] => {
+  const rows: DomElement[] = [];
+  for (const child of elementChildren(table)) {
+    if (child.nodeName === 'TR') rows.push(child);
+    else if (child.nodeName === 'THEAD' || child.nodeName === 'TBODY' || child.nodeName === 'TFOOT') rows.push(...elementChildren(child).filter((r) => r.nodeName === 'TR'));
+  }
+  return rows;
+};
+
+/**
+ * Expands `colspan` and `rowspan` into empty cells and pads short rows, so that every row of the GFM
+ * table has as many cells as its header (a cell spanning `n` columns reads as its text and `n - 1`
+ * empty cells).
+ */
+export function normalizeTable(table: DomElement): void {
+  const rows = rowsOf(table);
+  let spanned = false;
+  let width = 0;
+  const pending: number[] = [];
+  const grid: DomElement[][] = [];
+  for (const row of rows) {
+    const cells: DomElement[] = [];
+    const fillSpannedFromAbove = () => {
+      while ((pending[cells.length] ?? 0) > 0) {
+        pending[cells.length]! -= 1;
+        cells.push(emptyCell(row, 'td'));
+      }
+    };
+    for (const cell of elementChildren(row).filter((c) => c.nodeName === 'TD' || c.nodeName === 'TH')) {
+      fillSpannedFromAbove();
+      const cols = span(cell, 'colspan');
+      const down = span(cell, 'rowspan');
+      if (cols > 1 || down > 1) spanned = true;
+      const start = cells.length;
+      cells.push(cell);
+      for (let k = 1; k < cols; k++) cells.push(emptyCell(row, cell.nodeName));
+      if (down > 1) for (let k = 0; k < cols; k++) pending[start + k] = down - 1;
+      if (Math.max(width, cells.length) * (grid.length + 1) > MAX_GRID_CELLS) return;
+    }
+    for (let c = cells.length; c < pending.length; c++) {
+      if ((pending[c] ?? 0) === 0) continue;
+      while (cells.length < c) cells.push(emptyCell(row, 'td'));
+      pending[c]! -= 1;
+      cells.push(emptyCell(row, 'td'));
+    }
+    grid.push(cells);
+    width = Math.max(width, cells.length);
+    if (width * grid.length > MAX_GRID_CELLS) return;
+  }
+  if (!spanned && grid.every((cells) => cells.length === width)) return;
+  grid.forEach((cells, r) => {
+    const row = rows[r]!;
+    const tag = cells.every((c) => c.nodeName === 'TH') ? 'TH' : 'TD';
+    while (cells.length < width) cells.push(emptyCell(row, tag));
+    for (const child of Array.from(row.childNodes)) child.remove();
+    for (const cell of cells) {
+      cell.removeAttribute('colspan');
+      cell.removeAttribute('rowspan');
+      row.appendChild(cell);
+    }
+  });
+}
+
+const emptyCell = (row: DomElement, tag: string): DomElement => createElement(row.ownerDocument, tag === 'TH' ? 'th' : 'td');
+
+const HEADING = /^H([1-6])$/;
+
+/** The level of the heading closest before `el` in document order (at its level or above), else 2. */
+function headingLevelBefore(el: DomElement): number {
+  for (let node: DomElement | null = el; node && node.nodeName !== 'X-TURNDOWN'; node = node.parentNode) {
+    for (let prev = node.previousElementSibling; prev; prev = prev.previousElementSibling) {
+      const m = HEADING.exec(prev.nodeName);
+      if (m) return Number(m[1]);
+    }
+  }
+  return 2;
+}
+
+const templateNodes = (template: DomElement | undefined): DomNode[] => Array.from(template?.content?.childNodes ?? template?.childNodes ?? []);
+
+/**
+ * A Wiki.js tabset (`<tabset>` with its tab labels and panels in `<template v-slot:tabs>` and
+ * `<template v-slot:content>`, which its page component shows): each label becomes a heading one level
+ * below the heading before the tabset, followed by its panel. Returns what replaced it.
+ */
+export function expandTabset(tabset: DomElement): DomElement {
+  const templates = elementChildren(tabset).filter((e) => e.nodeName === 'TEMPLATE');
+  const tabs = templates.find((t) => t.hasAttribute('v-slot:tabs') || t.hasAttribute('#tabs')) ?? templates[0];
+  const content = templates.find((t) => t !== tabs);
+  const labels = templateNodes(tabs).filter(isElement);
+  const panels = templateNodes(content).filter(isElement);
+  const level = Math.min(6, headingLevelBefore(tabset) + 1);
+  const doc = tabset.ownerDocument;
+  const out = createElement(doc, 'div');
+  const count = Math.max(labels.length, panels.length);
+  for (let k = 0; k < count; k++) {
+    const label = labels[k];
+    if (label) out.appendChild(createElement(doc, `h${level}`, Array.from(label.childNodes)));
+    const panel = panels[k];
+    if (panel) out.appendChild(panel);
+  }
+  tabset.replaceWith(out);
+  return out;
+}
+
+/** A Ghost callout card: one block quote whose paragraph starts with the callout's emoji. */
+export function prepareGhostCallout(card: DomElement): DomElement {
+  const doc = card.ownerDocument;
+  const emoji = squashText(elementChildren(card).find((e) => hasClass(e, 'kg-callout-emoji'))?.textContent);
+  const text = elementChildren(card).find((e) => hasClass(e, 'kg-callout-text'));
+  const paragraph = createElement(doc, 'p', [...(emoji ? [`${emoji} `] : []), ...Array.from(text?.childNodes ?? [])]);
+  const quote = createElement(doc, 'blockquote', [paragraph]);
+  card.replaceWith(quote);
+  return quote;
+}
+
+/** Callouts and admonitions of other editors and themes become block quotes too. */
+export const CALLOUT_CLASSES = new Set(['admonition', 'callout', 'alert', 'notice']);
+
+export function toBlockquote(el: DomElement): DomElement {
+  const quote = createElement(el.ownerDocument, 'blockquote', Array.from(el.childNodes));
+  el.replaceWith(quote);
+  return quote;
+}
+
+/** A figure's caption goes after what it captions, whatever its place in the markup. */
+export function captionLast(figure: DomElement): void {
+  const caption = elementChildren(figure).find((e) => e.nodeName === 'FIGCAPTION');
+  if (caption && caption.nextSibling) figure.appendChild(caption);
+}
+
+const PERMALINK_CLASSES = new Set(['toc-anchor', 'hash-link', 'header-anchor', 'anchor', 'anchorjs-link', 'heading-anchor', 'permalink', 'headerlink', 'anchor-link']);
+const PERMALINK_TEXT = /^[\s\u200B-\u200D\uFEFF¶#§🔗]*$/u;
+
+/** Drops a heading's permalink decorations (`¶`, `#`, an icon link to the heading itself). */
+export function dropHeadingPermalinks(heading: DomElement): void {
+  if (!heading.firstElementChild) return;
+  for (const link of descendantsNamed(heading, 'A')) {
+    const href = link.getAttribute('href') ?? '';
+    if (!href.startsWith('#')) continue;
+    if (classesOf(link).some((c) => PERMALINK_CLASSES.has(c)) || PERMALINK_TEXT.test(link.textContent ?? '')) link.remove();
+  }
+  const first = heading.firstChild;
+  if (first?.nodeType === TEXT_NODE) first.textContent = (first.textContent ?? '').replace(/^\s+/, '');
+}
+
+const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]{1,30})(?:\s|$)/;
+const HIGHLIGHT = /(?:^|\s)highlight-(?:source|text)-([\w+#.-]{1,30})(?:\s|$)/;
+
+/** A code block's language, from the classes and data attributes editors and highlighters use. */
+export function codeLanguage(pre: DomElement): string | undefined {
+  const code = pre.firstElementChild?.nodeName === 'CODE' ? pre.firstElementChild : undefined;
+  for (const el of [code, pre]) {
+    if (!el) continue;
+    const found = LANGUAGE.exec(el.getAttribute('class') ?? '')?.[1] ?? el.getAttribute('data-language') ?? el.getAttribute('data-lang');
+    if (found && /^[\w+#.-]{1,30}$/.test(found)) return found;
+  }
+  return HIGHLIGHT.exec(pre.parentNode?.getAttribute('class') ?? '')?.[1];
+}
+
+/** A `<pre>`'s line breaks written as `<br>` become newlines; its language is noted for the code rule. */
+export function preparePre(pre: DomElement): void {
+  for (const br of descendantsNamed(pre, 'BR')) br.replaceWith(pre.ownerDocument.createTextNode('\n'));
+  const language = codeLanguage(pre);
+  if (language) pre.setAttribute('data-agent-language', language);
+}
