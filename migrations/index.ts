@@ -8,6 +8,8 @@ import * as settingsDocument from './0006_settings_document.js';
 import * as agentTraffic from './0007_agent_traffic.js';
 import * as visibilityLog from './0008_visibility_log.js';
 import * as rscVisibilityTrigger from './0009_rsc_visibility_trigger.js';
+import * as contentVersion from './0010_content_version.js';
+import * as contentVersionTriggers from './0011_content_version_triggers.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +22,8 @@ export const migrations: Record<string, Migration> = {
   '0007_agent_traffic': agentTraffic,
   '0008_visibility_log': visibilityLog,
   '0009_rsc_visibility_trigger': rscVisibilityTrigger,
+  '0010_content_version': contentVersion,
+  '0011_content_version_triggers': contentVersionTriggers,
 };
 
 /**
@@ -33,6 +37,7 @@ export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
   '0006_settings_document': 'agent_discovery_settings',
   '0007_agent_traffic': 'agent_discovery_traffic',
   '0008_visibility_log': 'agent_discovery_visibility_log',
+  '0010_content_version': 'agent_discovery_content_version',
 });
 
 /** The names of {@link OWN_MIGRATIONS}. */

@@ -10,6 +10,8 @@ import { createMarkdownConverter, type MarkdownConverter } from './markdown/conv
 import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
 import { readContentUsage } from './settings/ai-preferences.js';
 import type { TrafficRecorder } from './traffic/traffic-recorder.js';
+import { BuildCache } from './cache/build-cache.js';
+import { ContentClock } from './content/content-version.js';
 
 /** What every part of a mounted plugin shares: options, the database, and the public base URL. */
 export interface AgentContext {
@@ -31,11 +33,20 @@ export interface AgentContext {
   contentUsage(): Promise<string | undefined>;
   /** The counting of agent traffic (with the `traffic` option), else undefined. */
   readonly traffic: TrafficRecorder | undefined;
+  /** The plugin's one cache of built answers (the `cache` option; see src/cache/build-cache.ts). */
+  readonly cache: BuildCache;
+  /** Keys of the content for that cache (the content version and the publication window). */
+  readonly contentClock: ContentClock;
 }
 
 const noContentUsage = async (): Promise<undefined> => undefined;
 
-export function createContext(options: ResolvedOptions, content: ContentDatabase, traffic?: TrafficRecorder): AgentContext {
+/**
+ * `contentOwned`: the content relations are the plugin's own tables (their triggers bump the content
+ * version), as opposed to a host's own relations, whose builds are kept only with `cache.contentVersioned`.
+ */
+export function createContext(options: ResolvedOptions, content: ContentDatabase, traffic?: TrafficRecorder, contentOwned = false): AgentContext {
+  const contentVersioned = options.cache !== false && (options.cache.contentVersioned ?? contentOwned);
   return Object.freeze({
     options,
     content,
@@ -47,5 +58,7 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     // The AI preferences are opt-in with robots.txt: a site without it pays no settings read per content response.
     contentUsage: options.robotsTxt ? () => readContentUsage(content.db, options) : noContentUsage,
     traffic,
+    cache: new BuildCache(options.cache === false ? false : { maxEntries: options.cache.maxEntries, maxBytes: options.cache.maxBytes }),
+    contentClock: new ContentClock(content.db, contentVersioned),
   });
 }

@@ -149,6 +149,11 @@ export interface AgentDiscovery {
   readonly content: ContentWriter;
   /** Applies the content schema migrations (also done at start when `migrate: true`). */
   migrate(): Promise<void>;
+  /**
+   * What the build cache keeps now and has done so far (the `cache` option): entries, kept text,
+   * hits, builds and evictions. A low share of hits with `contentVersioned` on means writes are frequent.
+   */
+  cacheStats(): { entries: number; size: number; hits: number; builds: number; evictions: number };
   /** Stops the Markdown worker threads and closes the database (the pg Pool or the embedded PGlite, unless a Kysely instance was passed in). */
   close(): Promise<void>;
 }
@@ -167,13 +172,13 @@ export interface AgentDiscovery {
  */
 export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promise<AgentDiscovery> {
   const options = resolveOptions(input);
-  const { database, migrate } = await openContent(options.database, {
+  const { database, migrate, contentOwned } = await openContent(options.database, {
     migrate: options.migrate,
     statementTimeoutMs: options.budgetMs,
     textConfiguration: options.textSearch.configuration,
   });
   const traffic = options.traffic ? await createTrafficRecorder({ options, db: database.db }, options.traffic) : undefined;
-  const ctx = createContext(options, database, traffic);
+  const ctx = createContext(options, database, traffic, contentOwned);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   const linkMiddleware = createLinkMiddleware(ctx);
   const notFound = createMarkdownNotFound({ cors: options.cors });
@@ -210,6 +215,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     markdownNotFound: notFound.middleware,
     options,
     database,
+    cacheStats: () => ({ ...ctx.cache.usage, ...ctx.cache.counts }),
     content: createContentWriter(database.db, { defaultLanguage: options.defaultLanguage }),
     migrate,
     close: async () => {

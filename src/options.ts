@@ -9,6 +9,7 @@ import { DEFAULT_TEXT_SEARCH_CONFIGURATION } from './db/content-binding.js';
 import type { CallerAccess, MediaUrlInput, PageUrlInput } from './agent-options.js';
 import { isLanguageTag } from './content/language.js';
 import { MAX_PAGE_URL_LENGTH, PAGE_URL_PATTERN } from './content/page-url.js';
+import { CONTROL_OR_BREAK, isHttpUrl, SITE_COPYRIGHT_MAX, SITE_LICENSE_NAME_MAX, SITE_LICENSE_URL_MAX } from './settings/site-license.js';
 
 /** The plugin's own templates directory: always the last in the lookup order. */
 export const PLUGIN_TEMPLATE_DIR = (() => {
@@ -46,6 +47,9 @@ export const DEFAULT_ON_ERROR = (error: unknown, req: Request): void => {
 };
 
 export const DEFAULT_BUDGET_MS = 5000;
+/** The build cache's bounds by default (`cache`). */
+export const DEFAULT_CACHE_ENTRIES = 2000;
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 /** How many of the newest public, indexable resources llms.txt lists. */
 export const DEFAULT_LLMS_NEWEST = 10;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -617,6 +621,47 @@ export const optionsShape = {
     .prefault({})
     .register(optionDocs, { description: "the ARD manifest's identifier and registry hints", default: 'its fields\' defaults' }),
   /**
+   * the licence of the site's content, `{ name?, url? }`: its name (`'CC BY 4.0'`, at most 200 characters), a link to
+   * its text (an absolute http(s) URL), or both. Stated in llms.txt, the MCP server card and the front matter of every
+   * Markdown read whose resource has no licence of its own (a resource's own `license` wins); a run-time setting; see
+   * [Site licence and copyright](../guides/templates.md#site-licence-and-copyright).
+   * @default none
+   */
+  siteLicense: z
+    .strictObject({
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(SITE_LICENSE_NAME_MAX)
+        .refine((s) => !CONTROL_OR_BREAK.test(s), 'must be one line, without control characters')
+        .refine((s) => !s.includes('://'), 'put the link in url')
+        .optional(),
+      url: z.string().max(SITE_LICENSE_URL_MAX).refine(isHttpUrl, 'expected an absolute http or https URL').optional(),
+    })
+    .refine((l) => l.name !== undefined || l.url !== undefined, 'give name, url or both')
+    .optional()
+    .register(optionDocs, {
+      description:
+        "the licence of the site's content, `{ name?, url? }`: its name (`'CC BY 4.0'`, at most 200 characters), a link to its text (an absolute http(s) URL), or both. Stated in llms.txt, the MCP server card and the front matter of every Markdown read whose resource has no licence of its own (a resource's own `license` wins); a run-time setting; see [Site licence and copyright](../guides/templates.md#site-licence-and-copyright)",
+    }),
+  /**
+   * the copyright line of the site's content (`'© 2026 Example Press'`, one line, at most 300 characters), published
+   * beside `siteLicense` and with the same rule; a run-time setting.
+   * @default none
+   */
+  siteCopyright: z
+    .string()
+    .trim()
+    .min(1)
+    .max(SITE_COPYRIGHT_MAX)
+    .refine((s) => !CONTROL_OR_BREAK.test(s), 'must be one line, without control characters')
+    .optional()
+    .register(optionDocs, {
+      description:
+        "the copyright line of the site's content (`'© 2026 Example Press'`, one line, at most 300 characters), published beside `siteLicense` and with the same rule; a run-time setting",
+    }),
+  /**
    * the licence of the API description, as OpenAPI's License Object: `{ name, identifier? }` (an SPDX expression) or `{
    * name, url? }`; without it `info.license` is left out.
    * @default none
@@ -719,6 +764,33 @@ export const optionsShape = {
     description:
       "count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent, operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md)",
   }),
+  /**
+   * the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings
+   * version, the content version, the public base and what else each was built from; `false` builds every answer per
+   * request. `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out
+   * first. `contentVersioned`: whether every write of the content bumps the content version, so builds from the content
+   * can be kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations
+   * until the host's triggers call `agent_discovery_content_changed()` and say so here; see [What is
+   * cached](../architecture.md#what-is-cached).
+   * @default `{ maxEntries: 2000, maxBytes: 67108864 }`
+   */
+  cache: z
+    .union([
+      z.literal(false),
+      z
+        .object({
+          maxEntries: z.number().int().min(1).max(1_000_000).default(DEFAULT_CACHE_ENTRIES),
+          maxBytes: z.number().int().min(65_536).max(4 * 1024 * 1024 * 1024).default(DEFAULT_CACHE_BYTES),
+          contentVersioned: z.boolean().optional(),
+        })
+        .strict(),
+    ])
+    .prefault({})
+    .register(optionDocs, {
+      description:
+        "the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings version, the content version, the public base and what else each was built from; `false` builds every answer per request. `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out first. `contentVersioned`: whether every write of the content bumps the content version, so builds from the content can be kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations until the host's triggers call `agent_discovery_content_changed()` and say so here; see [What is cached](../architecture.md#what-is-cached)",
+      default: '`{ maxEntries: 2000, maxBytes: 67108864 }`',
+    }),
   /** full-text search (`text=`) on the contract's `fts` column. @default its fields' defaults */
   textSearch: textSearchObject
     .prefault({})

@@ -301,13 +301,13 @@ for (const backend of backends as Backend[]) {
         assert.equal((await previous.migrateToLatest()).error, undefined);
         const state = await schemaState(scoped.db);
         assert.equal(state.owner, 'host');
-        assert.deepEqual(state.pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log']);
+        assert.deepEqual(state.pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version']);
         await assert.rejects(
           assertContentSchema(scoped.db, 'kysely'),
-          /the content relations are the host's own, and the plugin's own tables are older than this version of the package .*migrations not applied: 0005_ai_preferences, 0006_settings_document, 0007_agent_traffic, 0008_visibility_log\./,
+          /the content relations are the host's own, and the plugin's own tables are older than this version of the package .*migrations not applied: 0005_ai_preferences, 0006_settings_document, 0007_agent_traffic, 0008_visibility_log, 0010_content_version\./,
         );
         const applied = await migrateToLatest(scoped.db);
-        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success']);
+        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success']);
         assert.deepEqual((await schemaState(scoped.db)).pending, []);
         const { rows } = await sql<{ column_name: string }>`
           SELECT column_name FROM information_schema.columns WHERE table_schema = 'host_prefs' AND table_name = 'agent_discovery_settings' ORDER BY 1`.execute(scoped.db);
@@ -324,9 +324,9 @@ for (const backend of backends as Backend[]) {
       const scoped = await hostSchema(demo, 'host_moved');
       try {
         await sql`CREATE TABLE host_moved.agent_discovery_settings (id boolean PRIMARY KEY DEFAULT true CHECK (id), description text, noindex boolean, sitemap_url text, llms_notes text, modified timestamptz NOT NULL DEFAULT now())`.execute(scoped.db);
-        assert.deepEqual((await schemaState(scoped.db)).pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log']);
+        assert.deepEqual((await schemaState(scoped.db)).pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version']);
         const applied = await migrateToLatest(scoped.db);
-        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success']);
+        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success']);
         assert.deepEqual((await schemaState(scoped.db)).pending, []);
       } finally {
         await scoped.close();

@@ -312,12 +312,19 @@ describe('examples/cms/wikijs: Wiki.js 2.x tables served through the views recip
     assert.ok(seen.length > 2000, `${seen.length} responses checked`);
   });
 
-  it('stays exact when Wiki.js writes: unpublish, move under internal/, a Guests TAG rule, a new linked page, a deletion', async () => {
+  it('stays exact when Wiki.js writes: a body edit (kept Markdown), unpublish, move under internal/, a Guests TAG rule, a new linked page, a deletion', async () => {
     const [page] = await sql<{ id: number; locale: string; path: string }>(
       `SELECT p.id, p."localeCode" AS locale, p.path FROM pages p WHERE ${GUEST_VISIBLE} AND EXISTS (SELECT 1 FROM "pageTags" t WHERE t."pageId" = p.id) ORDER BY p.id LIMIT 1`,
     );
     const status = async () => (await get(`/api/agent/resource/${page!.id}`)).status;
     assert.equal(await status(), 200);
+
+    // The Markdown read is kept in the plugin's cache (host.mjs: contentVersioned, step 6 bumps the version): an edit is on the next read.
+    const markdown = async () => (await get(`/agent/resource/${page!.id}/markdown`)).text;
+    assert.doesNotMatch(await markdown(), /Edited in Wiki\.js/);
+    assert.doesNotMatch(await markdown(), /Edited in Wiki\.js/);
+    await sql(`UPDATE pages SET render = render || '<p>Edited in Wiki.js</p>' WHERE id = $1`, [page!.id]);
+    assert.match(await markdown(), /Edited in Wiki\.js/, 'a body edit is in the next Markdown read');
 
     await sql(`UPDATE pages SET "isPublished" = false WHERE id = $1`, [page!.id]);
     assert.equal(await status(), 404, 'unpublished');

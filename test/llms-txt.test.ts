@@ -109,16 +109,19 @@ for (const backend of backends) {
       for (const items of Object.values(doc.sections)) for (const i of items) assert.ok(i.url.startsWith(`${BASE}/`) && i.desc, i.url);
     });
 
-    it('reads the run-time settings and the newest resources in one statement: llms.txt two statements, API help one', async () => {
+    it('reads the run-time settings and the newest resources in one statement: llms.txt two statements (one once kept in the cache), API help one', async () => {
       let executed = 0;
       const counting = demo.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => (executed++, args.result) });
-      const { app: counted } = await pluginApp(counting, { baseUrl: BASE });
-      const first = await request(counted).get('/llms.txt').expect(200); // the first settings read finds the table
-      for (const [path, statements] of [['/llms.txt', 2], ['/api-help', 1]] as const) {
-        executed = 0;
-        const res = await request(counted).get(path).expect(200);
-        assert.equal(executed, statements, path);
-        if (path === '/llms.txt') assert.equal(res.text, first.text, 'the same document as with the separate settings read');
+      for (const [cache, llmsTxtStatements] of [[false, 2], [undefined, 1]] as const) {
+        const { app: counted } = await pluginApp(counting, { baseUrl: BASE, ...(cache === false ? { cache } : {}) });
+        const first = await request(counted).get('/llms.txt').expect(200); // the first settings read finds the table
+        for (const [path, statements] of [['/llms.txt', llmsTxtStatements], ['/api-help', 1]] as const) {
+          executed = 0;
+          const res = await request(counted).get(path).expect(200);
+          // Kept: the settings and the content version are read, the rest is the build of the first request.
+          assert.equal(executed, statements, `${path}, cache ${cache}`);
+          if (path === '/llms.txt') assert.equal(res.text, first.text, 'the same document as with the separate settings read');
+        }
       }
     });
 

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { contentVersionColumn } from './content-version.js';
 import type { Database } from '../db/schema.js';
 import { anonymousVisible } from './visibility.js';
 import { byRef, type ResourceRef } from './resource-ref.js';
@@ -45,10 +46,20 @@ export function resourceReadColumns(db: Kysely<Database>) {
 
 /** The statement of {@link readVisibleResource}. */
 function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
-  return resourceReadColumns(db).where(anonymousVisible('r')).where(byRef('r', ref));
+  return resourceReadColumns(db)
+    // What the read saw of the content, for the build cache (its composed Markdown is kept by it).
+    // And the stored settings, which the composition uses: no read of its own.
+    .select([
+      contentVersionColumn().as('content_version'),
+      sql<Date>`now()`.as('db_now'),
+      sql<unknown>`(SELECT s.settings FROM agent_discovery_settings s WHERE s.id)`.as('setting_values'),
+      sql<string | null>`(SELECT s.version::text FROM agent_discovery_settings s WHERE s.id)`.as('settings_version'),
+    ])
+    .where(anonymousVisible('r'))
+    .where(byRef('r', ref));
 }
 
 const reusableVisibleResource = reusableQuery(visibleResourceQuery);
 
 /** A row of {@link readVisibleResource}, as Kysely infers it. */
-export type ResourceRow = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;
+export type ResourceRow = Omit<NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>, 'content_version' | 'db_now' | 'setting_values' | 'settings_version'>;

@@ -19,6 +19,8 @@ export interface OpenContent {
   readonly database: ContentDatabase;
   /** Applies the pending migrations on the primary. */
   migrate(): Promise<void>;
+  /** The content relations are the plugin's own tables (not a host's own relations). */
+  readonly contentOwned: boolean;
 }
 
 /** How long start-up with `migrate: true` waits for a replica to replay the migrations. */
@@ -43,12 +45,12 @@ export async function openContent(
       await migrate();
       if ('readUrl' in source && source.readUrl) await waitForSchema(database.db);
     }
-    await assertContentSchema(database.db, schemaLocation(source));
+    const state = await assertContentSchema(database.db, schemaLocation(source));
     if ('kysely' in source) await assertNumericIds(database.db);
     const contract = await assertContract(database.db, options.textConfiguration);
     const absent = contract.absentOptional.map((c) => c.slice(c.indexOf('.') + 1));
     const db = bindContent(database.db, { textConfiguration: options.textConfiguration }, absent);
-    return { database: { ...database, db }, migrate };
+    return { database: { ...database, db }, migrate, contentOwned: state.owner === 'plugin' };
   } catch (error) {
     await database.close();
     throw error;

@@ -7,7 +7,7 @@ import { PATHS } from '../paths.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
 import { buildSkillMd, buildSkillsIndex, type SkillSite } from './agent-skill.js';
 import { documentRoute } from './document-route.js';
-import { perSettingsCache } from './per-settings-cache.js';
+import { cachedPerSettings } from './cached-document.js';
 
 /**
  * `GET /.well-known/agent-skills/index.json` (Agent Skills Discovery v0.2, `application/json`) and the
@@ -17,7 +17,7 @@ import { perSettingsCache } from './per-settings-cache.js';
  * compatibility reads) and, with `mcp` on, the table's MCP tools.
  */
 export function agentSkillsRoutes(operations: () => readonly OperationSpec[], tools: () => readonly RouteTool[]) {
-  const documents = perSettingsCache((options, base) => {
+  const documents = cachedPerSettings('agent-skills', (options, base) => {
     const site: SkillSite = {
       title: options.siteTitle,
       base,
@@ -31,7 +31,7 @@ export function agentSkillsRoutes(operations: () => readonly OperationSpec[], to
     return { skillMd, index };
   });
   return [
-    documentRoute(PATHS.agentSkillsIndex, MEDIA.json, async (ctx, base) => documents(await effectiveOptions(ctx), base).index),
-    documentRoute(PATHS.agentSkill, MARKDOWN_CONTENT_TYPE, async (ctx, base) => documents(await effectiveOptions(ctx), base).skillMd, true),
+    documentRoute(PATHS.agentSkillsIndex, MEDIA.json, async (ctx, base) => documents(ctx, await effectiveOptions(ctx), base).index),
+    documentRoute(PATHS.agentSkill, MARKDOWN_CONTENT_TYPE, async (ctx, base) => documents(ctx, await effectiveOptions(ctx), base).skillMd, true),
   ];
 }

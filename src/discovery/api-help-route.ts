@@ -3,16 +3,13 @@ import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import type { OperationSpec } from '../http/operations.js';
 import { fixedBody } from '../http/representation.js';
-import type { TextBody } from '../http/route.js';
 import { absoluteUrl } from '../http/urls.js';
 import { discoveryVariable, renderApiHelp } from './api-help.js';
 import { documentRoute } from './document-route.js';
-import { perSettingsCache } from './per-settings-cache.js';
+import { cachedPerSettings } from './cached-document.js';
+import { settingsKey } from '../settings/effective-settings.js';
 import { exampleSearchWord, newestWithOptions } from './site-content.js';
 import { MEDIA } from '../links/site-links.js';
-
-/** How many example searches' pages are kept per settings value and base (the newest resource changes rarely). */
-const PAGES_PER_EXAMPLE = 4;
 
 /**
  * `GET /api-help`: the help page rendered from the `agent_api_help` template, with a search example
@@ -31,21 +28,14 @@ export function apiHelpRoute(options: ResolvedOptions, operations: () => readonl
     searchText ??= operations().find((o) => o.path === PATHS.search.template)?.query.shape.text;
     return searchText?.safeParse(text).success ?? false;
   };
-  const forSettings = perSettingsCache((site, base) => ({
-    discovery: discoveryVariable(site, base, operations(), undefined),
-    pages: new Map<string | null, TextBody>(),
-  }));
+  const discoveryOf = cachedPerSettings('api-help discovery', (site, base) => discoveryVariable(site, base, operations(), undefined));
   return documentRoute(PATHS.apiHelp, MEDIA.html, async (ctx, base) => {
     const { options, newest } = await newestWithOptions(ctx, 1);
     const word = exampleSearchWord(newest[0], options.defaultLanguage, acceptsSearchText);
-    const { discovery, pages } = forSettings(options, base);
+    const discovery = discoveryOf(ctx, options, base);
     const search = word ? absoluteUrl(base, PATHS.search.url(), { text: word, pagelen: 5 }) : null;
-    let page = pages.get(search);
-    if (page === undefined) {
-      page = fixedBody({ body: renderApiHelp(ctx.templates, { ...discovery, examples: { ...discovery.examples, search } }) });
-      if (pages.size >= PAGES_PER_EXAMPLE) pages.delete(pages.keys().next().value!);
-      pages.set(search, page);
-    }
-    return page;
+    return ctx.cache.get(['api-help', settingsKey(options), base, search], () =>
+      fixedBody({ body: renderApiHelp(ctx.templates, { ...discovery, examples: { ...discovery.examples, search } }) }),
+    );
   });
 }

@@ -9,7 +9,8 @@ import { fixedBody } from '../http/representation.js';
 import type { TextBody } from '../http/route.js';
 import { absoluteUrl } from '../http/urls.js';
 import type { ResolvedOptions } from '../options.js';
-import { effectiveOptions } from '../settings/effective-settings.js';
+import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
+import { readSiteSnapshot } from '../settings/settings-store.js';
 import { defaultDescription } from '../settings/default-texts.js';
 import { documentRoute } from './document-route.js';
 import { assembleLlmsFull, type LlmsFullEntry } from './llms-full.js';
@@ -42,7 +43,7 @@ async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base
       await nextTurn();
       // As the Markdown read answers a request for `language` (`markdownRepresentation`).
       const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
-      const markdown = await markdownDocument(ctx, row, lang, base);
+      const markdown = await markdownDocument(ctx, row, lang, base, options);
       const before = room();
       yield { title, url: absoluteUrl(base, PATHS.markdown.url({ id }), { language: lang.language }), markdown };
       // Resumed only when it fitted: it took what the room lost.
@@ -52,9 +53,8 @@ async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base
   } while (after);
 }
 
-/** The llms-full.txt body for a public base, within the `llmsFull` byte budget. */
-async function buildLlmsFull(ctx: AgentContext, base: string, maxBytes: number): Promise<string> {
-  const options = await effectiveOptions(ctx);
+/** The llms-full.txt body for a public base, within the `llmsFull` byte budget, with the settings in `options`. */
+async function buildLlmsFull(ctx: AgentContext, options: ResolvedOptions, base: string, maxBytes: number): Promise<string> {
   return assembleLlmsFull(
     {
       siteTitle: options.siteTitle,
@@ -68,11 +68,39 @@ async function buildLlmsFull(ctx: AgentContext, base: string, maxBytes: number):
 }
 
 /**
+ * How long a request for llms-full.txt waits for the build it shares (when longer than `budgetMs`):
+ * a build of a large site on a busy machine can take longer than a request's budget, and a 504 would
+ * only make the agent ask again for the same build. Each statement of the build keeps the budget.
+ */
+export const LLMS_FULL_WAIT_MS = 60_000;
+
+/** How many times a build is started again when the content changed while it ran. */
+const BUILD_ATTEMPTS = 3;
+
+/**
+ * A build that read one version of the content: its statements run one after another (chunks of
+ * resources, each resource's composition), so a write between them could mix two versions in one
+ * document. The content version is read before and after; when it changed, the build starts again
+ * (at most {@link BUILD_ATTEMPTS} times in all; under writes that never pause, the last build is
+ * served, each of its parts public when it was read).
+ */
+async function buildOfOneVersion(ctx: AgentContext, options: ResolvedOptions, base: string, maxBytes: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const before = (await readSiteSnapshot(ctx.db)).content.version;
+    const body = await buildLlmsFull(ctx, options, base, maxBytes);
+    if (before === null || attempt >= BUILD_ATTEMPTS || (await readSiteSnapshot(ctx.db)).content.version === before) return body;
+  }
+}
+
+/**
  * The builds of llms-full.txt in this process: one at a time. Requests for the document being built
  * (the same plugin instance and public base) share its result; one build for another base may wait
  * its turn; beyond that a request gets 503 with `Retry-After`.
  */
 export const llmsFullBuilds = new OneBuildAtATime<TextBody>();
+
+/** A build refused because others run and wait. */
+const BUSY = new Error('llms-full.txt: builds of other versions run');
 
 /** Each plugin instance's own key prefix (two instances in one process build their own documents). */
 const instanceKeys = new WeakMap<AgentContext, number>();
@@ -83,12 +111,37 @@ const instanceKey = (ctx: AgentContext): number => {
   return key;
 };
 
-/** `GET /llms-full.txt` (with the `llmsFull` option). */
+/**
+ * `GET /llms-full.txt` (with the `llmsFull` option). Built once per settings version, content key
+ * (the content version and publication window, `ContentClock`) and public base, and kept in the
+ * plugin's cache: a request during the build of its key waits for that build; a request that saw a
+ * newer version starts (or waits for) the build of its own. Over content whose version is not kept
+ * by every write (`cache.contentVersioned` false), every request builds (shared while one runs).
+ */
 export function llmsFullRoute(maxBytes: number) {
   return documentRoute(PATHS.llmsFull, MEDIA.llmsTxt, async (ctx, base) => {
-    // Its bytes and ETag worked out once for every request sharing the build (`fixedBody`), not once each.
-    const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${base}`, async () => fixedBody({ body: await buildLlmsFull(ctx, base, maxBytes) }));
-    if (!shared) throw unavailable('llms-full.txt is being built for another request; retry shortly');
-    return shared;
-  }, true);
+    for (;;) {
+      const site = await readSiteSnapshot(ctx.db);
+      const options = mergeSettings(ctx.options, site.settings).options;
+      const contentKey = await ctx.contentClock.key(site.content);
+      const settings = settingsKey(options);
+      const build = () => {
+        // Its bytes and ETag worked out once for every request sharing the build (`fixedBody`), not once each.
+        const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${settings} ${contentKey ?? 'unkept'} ${base}`, async () =>
+          fixedBody({ body: await buildOfOneVersion(ctx, options, base, maxBytes) }),
+        );
+        if (!shared) throw BUSY;
+        return shared;
+      };
+      try {
+        if (contentKey === undefined) return await build();
+        return await ctx.cache.get(['llms-full', settings, contentKey, base, maxBytes], build, (body) => body.body.length);
+      } catch (error) {
+        if (error !== BUSY) throw error;
+        // Builds of other versions run and wait: kept documents wait for them to end, then read the version again.
+        if (contentKey === undefined) throw unavailable('llms-full.txt is being built for another request; retry shortly');
+        await llmsFullBuilds.idle();
+      }
+    }
+  }, true, LLMS_FULL_WAIT_MS);
 }

@@ -7,27 +7,20 @@ import { notFound } from '../http/errors.js';
 import { idOrName } from '../http/parameters.js';
 import { DISCOVERY_DOCUMENT, routeDefiner } from '../http/route.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { effectiveOptions } from '../settings/effective-settings.js';
+import { effectiveOptions, mergeSettings, settingsKey } from '../settings/effective-settings.js';
+import { readSiteSnapshot } from '../settings/settings-store.js';
+import { fixedBody } from '../http/representation.js';
 import { buildCategoryLlmsTxt } from './category-llms-txt.js';
 import { documentRoute } from './document-route.js';
 import { buildLlmsTxt, llmsTxtFrame, type LlmsTxtFrame, type LlmsTxtSite } from './llms-txt.js';
-import { perSettingsCache } from './per-settings-cache.js';
+import { cachedPerSettings } from './cached-document.js';
 import { advertisedCategories, MAX_NEWEST, newestResources, newestWithOptions } from './site-content.js';
 import { MEDIA } from '../links/site-links.js';
 
 const discoveryRoute = routeDefiner<AgentContext>();
 
-/** Per context: llms.txt's head and tail, built once per settings value and public base. */
-const frames = new WeakMap<AgentContext, (options: ResolvedOptions, base: string) => LlmsTxtFrame>();
-
-function framer(ctx: AgentContext): (options: ResolvedOptions, base: string) => LlmsTxtFrame {
-  let frame = frames.get(ctx);
-  if (!frame) {
-    frame = perSettingsCache((options, base) => llmsTxtFrame(llmsTxtSite(options, base)));
-    frames.set(ctx, frame);
-  }
-  return frame;
-}
+/** llms.txt's head and tail, built once per settings version and public base. */
+const frameOf = cachedPerSettings('llms.txt frame', (options, base) => llmsTxtFrame(llmsTxtSite(options, base)));
 
 /** What llms.txt says of the site itself, from the options in force. */
 function llmsTxtSite(options: ResolvedOptions, base: string): Omit<LlmsTxtSite, 'categories' | 'newest'> {
@@ -38,6 +31,8 @@ function llmsTxtSite(options: ResolvedOptions, base: string): Omit<LlmsTxtSite, 
     ...(options.description ? { description: options.description } : {}),
     ...(options.sitemapUrl ? { sitemapUrl: resolveOnBase(base, options.sitemapUrl) } : {}),
     ...(options.mcp ? { mcp: { endpoint: absoluteUrl(base, options.mcp.path), serverCard: absoluteUrl(base, PATHS.mcpServerCard(options.mcp.path).url()) } } : {}),
+    ...(options.siteLicense ? { license: options.siteLicense } : {}),
+    ...(options.siteCopyright ? { copyright: options.siteCopyright } : {}),
   };
 }
 
@@ -47,12 +42,27 @@ export async function llmsTxtBody(ctx: AgentContext, base: string): Promise<stri
   const { options } = read;
   const categories = await advertisedCategories(ctx.db, options.noindex, options.defaultLanguage, options.defaultLanguage);
   const newest = newestResources(read.newest, options);
-  return buildLlmsTxt({ title: options.siteTitle, base, categories, newest }, framer(ctx)(options, base));
+  return buildLlmsTxt({ title: options.siteTitle, base, categories, newest }, frameOf(ctx, options, base));
 }
 
-/** `GET /llms.txt`. */
+/**
+ * `GET /llms.txt`: built once per settings version, content key and public base (kept in the
+ * plugin's cache, one statement per request when kept); built per request over content whose version
+ * is not kept by every write.
+ */
 export function llmsTxtRoute() {
-  return documentRoute(PATHS.llmsTxt, MEDIA.llmsTxt, async (ctx, base) => ({ body: await llmsTxtBody(ctx, base) }), true);
+  return documentRoute(
+    PATHS.llmsTxt,
+    MEDIA.llmsTxt,
+    async (ctx, base) => {
+      const site = await readSiteSnapshot(ctx.db);
+      const contentKey = await ctx.contentClock.key(site.content);
+      if (contentKey === undefined) return { body: await llmsTxtBody(ctx, base) };
+      const settings = settingsKey(mergeSettings(ctx.options, site.settings).options);
+      return ctx.cache.get(['llms.txt', settings, contentKey, base], async () => fixedBody({ body: await llmsTxtBody(ctx, base) }), (b) => b.body.length);
+    },
+    true,
+  );
 }
 
 /** The `category` of a category llms.txt path: the reference `cat=` takes (a name, else an id). */

@@ -4,6 +4,7 @@ import { absoluteUrl } from '../http/urls.js';
 import type { NewestResource, PublicCategory } from './site-content.js';
 import { escapeMarkdownText } from '../markdown/convert.js';
 import { defaultDescription, defaultLlmsNotes } from '../settings/default-texts.js';
+import type { SiteLicense } from '../settings/site-license.js';
 
 export interface LlmsTxtSite {
   title: string;
@@ -17,6 +18,10 @@ export interface LlmsTxtSite {
   newest?: readonly NewestResource[];
   /** The MCP endpoint and its server card, when the `mcp` option is on. */
   mcp?: { endpoint: string; serverCard: string };
+  /** The site's licence (`siteLicense`), stated after the notes. */
+  license?: SiteLicense;
+  /** The site's copyright line (`siteCopyright`), stated after the notes. */
+  copyright?: string;
 }
 
 /** The size bound of the whole document, in bytes of UTF-8. */
@@ -88,9 +93,9 @@ export interface LlmsTxtFrame {
 }
 
 /**
- * The head of llms.txt (title, summary, notes, the API section) and its tail (the sitemap), from the
- * site alone: the route builds it once per settings value and public base, and `buildLlmsTxt` adds
- * the content's sections.
+ * The head of llms.txt (title, summary, notes, the site's licence and copyright, the API section) and
+ * its tail (the sitemap), from the site alone: the route builds it once per settings value and public
+ * base, and `buildLlmsTxt` adds the content's sections.
  */
 export function llmsTxtFrame(site: Omit<LlmsTxtSite, 'categories' | 'newest'>): LlmsTxtFrame {
   const { base } = site;
@@ -101,6 +106,7 @@ export function llmsTxtFrame(site: Omit<LlmsTxtSite, 'categories' | 'newest'>): 
     `> ${summary}`,
     '',
     ...notesParagraphs(site).flatMap((p) => [p, '']),
+    ...termsParagraphs(site).flatMap((p) => [p, '']),
     '## API',
     '',
     item('API help', absoluteUrl(base, PATHS.apiHelp.url()), 'how to use the read-only content API, with a working search example'),
@@ -154,6 +160,20 @@ const paragraphs = (text: string): string[] => text.split(/\r\n?|\n/).map(markdo
 function notesParagraphs(site: Pick<LlmsTxtSite, 'title' | 'notes'>): string[] {
   const own = paragraphs(site.notes ?? '');
   return own.length ? own : paragraphs(defaultLlmsNotes(site.title));
+}
+
+/**
+ * The site's licence and copyright, one paragraph each, after the notes (a section may hold only link
+ * items): `Content licence: [CC BY 4.0](https://…), unless a resource's front matter gives its own.`
+ * (the name alone is text; a link alone is its own name) and `Copyright: © 2026 Example Press`.
+ */
+function termsParagraphs(site: Pick<LlmsTxtSite, 'license' | 'copyright'>): string[] {
+  const { license, copyright } = site;
+  const named = license && (license.url ? `[${linkName(license.name ?? license.url)}](${linkUrl(license.url)})` : markdownLine(license.name ?? ''));
+  return [
+    ...(named ? [`Content licence: ${named}, unless a resource's front matter gives its own.`] : []),
+    ...(copyright && oneLine(copyright) ? [`Copyright: ${markdownLine(copyright)}`] : []),
+  ];
 }
 
 /** How much of a summary the newest section quotes (the resource itself has the rest). */

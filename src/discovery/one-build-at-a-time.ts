@@ -37,6 +37,16 @@ export class OneBuildAtATime<T> {
     return result;
   }
 
+  /** Settles when no build runs or waits (at once when none does); never rejects. */
+  async idle(): Promise<void> {
+    while (this.#running || this.#queued) {
+      await (this.#queued ?? this.#running)!.result.then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+  }
+
   #share(result: Promise<T>): Promise<T> {
     this.counts.shared++;
     return result;

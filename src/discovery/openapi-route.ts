@@ -3,14 +3,14 @@ import { PATHS } from '../paths.js';
 import type { OperationSpec } from '../http/operations.js';
 import { documentRoute } from './document-route.js';
 import { buildOpenApi } from './openapi.js';
-import { perSettingsCache } from './per-settings-cache.js';
+import { cachedPerSettings } from './cached-document.js';
 import { effectiveOptions } from '../settings/effective-settings.js';
 import { MEDIA } from '../links/site-links.js';
 import { markdownLine } from './llms-txt.js';
 
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every documented route, built once per base. */
 export function openapiRoute(options: ResolvedOptions, operations: () => readonly OperationSpec[]) {
-  const document = perSettingsCache((options, base) => {
+  const document = cachedPerSettings('openapi', (options, base) => {
     const site = {
       title: options.siteTitle,
       base,
@@ -20,5 +20,5 @@ export function openapiRoute(options: ResolvedOptions, operations: () => readonl
     };
     return JSON.stringify(buildOpenApi(operations(), site));
   });
-  return documentRoute(PATHS.openapi, MEDIA.openapi, async (ctx, base) => ({ body: document(await effectiveOptions(ctx), base) }));
+  return documentRoute(PATHS.openapi, MEDIA.openapi, async (ctx, base) => ({ body: document(ctx, await effectiveOptions(ctx), base) }));
 }

@@ -20,7 +20,7 @@ export function markdownRoute(options: ResolvedOptions) {
       operationId: 'readResourceMarkdown',
       summary: 'Read one resource as Markdown',
       description:
-        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, published (the publication start), modified, description (the summary), categories, authors and tags (titles of the public resources that the author and tag predicates named by the site lead to), word_count, license, attribution, content_complete; empty ones left out), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
+        'The composed Markdown (text/markdown) in the language actually used (Content-Language): a YAML front matter block (title, url of the human page, language, published (the publication start), modified, description (the summary), categories, authors and tags (titles of the public resources that the author and tag predicates named by the site lead to), word_count, license (the licence of the resource, else the name of the site licence), license_url (the link of the site licence, when that applies), attribution, copyright (of the site, with the site licence), content_complete; empty ones left out), the content, and an "API access" section at the end. Same 404 rules as the JSON read; 503 while templates cannot render.',
       tags: ['content'],
       errors: [400, 404, 413, 503, 504],
     },

@@ -8,12 +8,13 @@ export type DocumentBuilder<C> = (ctx: C, base: string) => TextBody | Promise<Te
  * A discovery document's route: GET and HEAD (same headers, no body on HEAD), `Cache-Control:
  * no-cache`, a strong ETag with 304, the time budget, absolute URLs on the public base; the query is
  * ignored. Defined per context type, as `routeDefiner` is. `markdownTokens`: the document is an llms
- * file and carries `x-markdown-tokens`.
+ * file and carries `x-markdown-tokens`. `waitMs`: see `Route.waitMs`.
  */
 export function documentRouteDefiner<C>() {
   const defineRoute = routeDefiner<C>();
-  return (path: PathTemplate, contentType: string, build: DocumentBuilder<C>, markdownTokens = false) =>
+  return (path: PathTemplate, contentType: string, build: DocumentBuilder<C>, markdownTokens = false, waitMs?: number) =>
     defineRoute({
+      ...(waitMs !== undefined ? { waitMs } : {}),
       path,
       params: undefined,
       query: undefined,

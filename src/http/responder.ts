@@ -121,6 +121,7 @@ function sendOutput(req: Request, res: Response, route: Route<unknown>, output: 
 export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObject | undefined, z.ZodObject | undefined>): RequestHandler {
   const contentUsage = route.policy.contentUsage ? ctx.contentUsage : undefined;
   const surface = routeSurface(route.path.template);
+  const budgetMs = Math.max(ctx.options.budgetMs, route.waitMs ?? 0);
   return async function routeResponder(req: Request, res: Response) {
     markPluginResponse(res);
     markSurface(req, surface);
@@ -130,11 +131,11 @@ export function respond<C extends RouteContext>(ctx: C, route: Route<C, z.ZodObj
       const params = pathParams(req, route);
       let output: unknown;
       if (contentUsage) {
-        const [routeOutput, usage] = await withBudget(ctx.options.budgetMs, () => Promise.all([runRoute(route, ctx, call, params, req), contentUsage()]));
+        const [routeOutput, usage] = await withBudget(budgetMs, () => Promise.all([runRoute(route, ctx, call, params, req), contentUsage()]));
         output = routeOutput;
         if (usage) res.setHeader('Content-Usage', usage);
       } else {
-        output = await withBudget(ctx.options.budgetMs, () => runRoute(route, ctx, call, params, req));
+        output = await withBudget(budgetMs, () => runRoute(route, ctx, call, params, req));
       }
       sendOutput(req, res, route, output, ctx.options.maxBodyBytes);
     } catch (error) {

@@ -126,6 +126,12 @@ export interface Route<
   readonly doc?: RouteDoc;
   /** The MCP tool that runs this route, when it is one. */
   readonly tool?: RouteTool;
+  /**
+   * How long a request may wait for this route's answer, when longer than the `budgetMs` option: for
+   * an answer that is a shared build kept in the cache (llms-full.txt), which a request waits for
+   * rather than answer 504 while it runs.
+   */
+  readonly waitMs?: number;
   handler(input: RouteInput<C, P, Q>): Promise<HandlerOutput<R>>;
 }
 

@@ -18,10 +18,14 @@ export interface FrontMatter {
   tags?: readonly string[];
   /** Words of the content. */
   word_count?: number;
-  /** Left out when empty. */
+  /** The resource's own licence, else the site's (see `citationTerms`); left out when empty. */
   license?: string;
+  /** The link of the site licence, when that is the licence; left out when empty. */
+  license_url?: string;
   /** Left out when empty. */
   attribution?: string;
+  /** The site's copyright line, with the site licence; left out when empty. */
+  copyright?: string;
   content_complete: boolean;
 }
 
@@ -96,7 +100,9 @@ export function renderFrontMatter(fm: FrontMatter): string {
     ...list('tags', fm.tags),
     ...(fm.word_count !== undefined ? [`word_count: ${fm.word_count}`] : []),
     ...(fm.license ? [`license: ${yamlString(fm.license)}`] : []),
+    ...(fm.license_url ? [`license_url: ${yamlString(fm.license_url)}`] : []),
     ...(fm.attribution ? [`attribution: ${yamlString(fm.attribution)}`] : []),
+    ...(fm.copyright ? [`copyright: ${yamlString(fm.copyright)}`] : []),
     `content_complete: ${fm.content_complete ? 'true' : 'false'}`,
   ];
   return `---\n${lines.join('\n')}\n---\n\n`;

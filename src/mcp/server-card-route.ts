@@ -7,6 +7,7 @@ import { HttpError } from '../http/errors.js';
 import { markPluginResponse } from '../http/plugin-response.js';
 import { sendErrorEnvelope } from '../http/representation.js';
 import { respond } from '../http/responder.js';
+import { effectiveOptions } from '../settings/effective-settings.js';
 import { buildServerCard } from './server-card.js';
 
 const documentRoute = documentRouteDefiner<AgentContext>();
@@ -60,7 +61,8 @@ function serverCardMethodNotAllowed(_req: Request, res: Response): void {
  * ```
  */
 export function mountServerCard(router: Router, ctx: AgentContext, mcpPath: string): void {
-  const build = (_ctx: AgentContext, base: string) => ({ body: JSON.stringify(buildServerCard(ctx.options, base, mcpPath)) });
+  // The options in force: the site licence and copyright are run-time settings.
+  const build = async (_ctx: AgentContext, base: string) => ({ body: JSON.stringify(buildServerCard(await effectiveOptions(ctx), base, mcpPath)) });
   for (const path of [PATHS.mcpServerCard(mcpPath), ...PATHS.mcpServerCardAliases]) {
     const route = documentRoute(path, MEDIA.mcpServerCard, build);
     router.all(path.expressPath, serverCardCors);

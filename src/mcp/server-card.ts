@@ -2,6 +2,7 @@ import type { ResolvedOptions } from '../options.js';
 import { MCP_ARD_NAME } from '../options.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
+import type { SiteTerms } from '../settings/site-license.js';
 
 /** The JSON Schema a server card declares: the server-card extension's schema accepts only its `v1` URL. */
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
@@ -30,16 +31,20 @@ export function serverCardName(base: string): string {
 
 /**
  * The MCP server card (the server-card extension's `ServerCard`): identity and where to connect,
- * nothing about primitives (clients list the tools over the protocol).
+ * nothing about primitives (clients list the tools over the protocol). `options` are the options in
+ * force (`effectiveOptions`): the site's licence and copyright, when set, are in `_meta` (see
+ * {@link siteTermsMeta}).
  *
  * ```json
  * { "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
  *   "name": "org.example/mcp", "version": "1.0.0", "title": "Example", "description": "…",
  *   "websiteUrl": "https://example.org/api-help",
- *   "remotes": [{ "type": "streamable-http", "url": "https://example.org/mcp" }] }
+ *   "remotes": [{ "type": "streamable-http", "url": "https://example.org/mcp" }],
+ *   "_meta": { "org.schema/license": { "name": "CC BY 4.0", "url": "https://creativecommons.org/licenses/by/4.0/" } } }
  * ```
  */
 export function buildServerCard(options: ResolvedOptions, base: string, mcpPath: string) {
+  const meta = siteTermsMeta(options);
   return {
     $schema: SERVER_CARD_SCHEMA,
     name: serverCardName(base),
@@ -48,6 +53,21 @@ export function buildServerCard(options: ResolvedOptions, base: string, mcpPath:
     description: clip(mcpDescription(options)),
     websiteUrl: absoluteUrl(base, PATHS.apiHelp.url()),
     remotes: [{ type: 'streamable-http' as const, url: absoluteUrl(base, mcpPath) }],
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/**
+ * The site's licence and copyright for the card's `_meta`, which the card keeps for metadata under
+ * reverse-DNS keys (it has no licence field): schema.org's `license` (`{ name, url }`, as set) and
+ * `copyrightNotice`; undefined when neither is set.
+ */
+export function siteTermsMeta(options: SiteTerms): Record<string, unknown> | undefined {
+  const { siteLicense: license, siteCopyright: copyright } = options;
+  if (!license && !copyright) return undefined;
+  return {
+    ...(license ? { 'org.schema/license': { ...license } } : {}),
+    ...(copyright ? { 'org.schema/copyrightNotice': copyright } : {}),
   };
 }
 

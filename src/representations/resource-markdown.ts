@@ -6,6 +6,9 @@ import { pageUrlOf } from '../content/page-url.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { composeResourceContent } from './resource-content.js';
+import { citationTerms, type SiteTerms } from '../settings/site-license.js';
+import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
+import { snapshotOf } from '../settings/settings-store.js';
 
 /** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
 export function apiAccessSection(base: string, id: number, language: string): string {
@@ -29,7 +32,7 @@ export function apiAccessSection(base: string, id: number, language: string): st
  * // '---\ntitle: "Welkom"\nurl: "https://example.org/nl/page/7"\n…\n---\n\n# Welkom\n…\n## API access\n…'
  * ```
  */
-export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string): Promise<string> {
+export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string, site: SiteTerms): Promise<string> {
   const { options } = ctx;
   const { language } = lang;
   const content = await composeResourceContent(ctx, row, language, base);
@@ -49,8 +52,7 @@ export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang
     authors: content.authors.map((a) => a.title),
     tags: content.tags.map((t) => t.title),
     word_count: content.wordCount,
-    ...(license ? { license } : {}),
-    ...(attribution ? { attribution } : {}),
+    ...citationTerms({ license, attribution }, site),
     content_complete: content.contentComplete,
   });
   const access = apiAccessSection(base, row.id, advertisedLanguage(lang, options.languages));
@@ -76,8 +78,18 @@ export async function markdownRepresentation(
   requested: string,
   base: string,
 ): Promise<MarkdownRepresentation | undefined> {
+  // The visibility check runs on every request; only the composition is kept (keyed by the content
+  // the read saw: a write anywhere, or a publication boundary passed, makes a new key).
   const row = await readVisibleResource(ctx.db, ref);
   if (!row) return undefined;
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
-  return { body: await markdownDocument(ctx, row, lang, base), language: lang.language, id: row.id };
+  // The settings in force, as the same statement read them.
+  const options = mergeSettings(ctx.options, snapshotOf(ctx.db, row)).options;
+  const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
+  const build = () => markdownDocument(ctx, row, lang, base, options);
+  const body =
+    contentKey === undefined
+      ? await build()
+      : await ctx.cache.get(['markdown', settingsKey(options), contentKey, row.id, lang.language, requested, base], build, (text) => text.length);
+  return { body, language: lang.language, id: row.id };
 }

@@ -5,6 +5,7 @@ import type { SiteNoindex } from '../content/visibility.js';
 import { hasSettingsTable, readSettingsSnapshot, type SettingsSnapshot } from './settings-store.js';
 import { SETTINGS, SETTING_NAMES, type EffectiveValue, type SettingName, type StoredSettings } from './settings-schema.js';
 import { defaultDescription, defaultLlmsNotes } from './default-texts.js';
+import { parseSiteLicense } from './site-license.js';
 
 /** What reading the settings needs of the plugin's context (its options and database). */
 export interface SettingsReader {
@@ -93,22 +94,25 @@ function buildEffective(o: ResolvedOptions, { table, stored, version }: Settings
 }
 
 /**
- * The options with the effective settings in place of `description`, `noindex`, `sitemapUrl` and
- * `llmsNotes`, for code that takes options: `const options = await effectiveOptions(ctx)`. The same
- * frozen object while the settings hold.
+ * The options with the effective settings in place of `description`, `noindex`, `sitemapUrl`,
+ * `llmsNotes`, `siteLicense` and `siteCopyright`, for code that takes options: `const options = await
+ * effectiveOptions(ctx)`. The same frozen object while the settings hold.
  */
 export async function effectiveOptions(ctx: SettingsReader): Promise<ResolvedOptions> {
   return (await effectiveSettings(ctx)).options;
 }
 
 function optionsWith(options: ResolvedOptions, s: { [N in SettingName]: EffectiveValue<N> }): ResolvedOptions {
-  const { description: _d, sitemapUrl: _s, llmsNotes: _l, ...rest } = options;
+  const { description: _d, sitemapUrl: _s, llmsNotes: _l, siteLicense: _li, siteCopyright: _c, ...rest } = options;
+  const license = s.siteLicense !== undefined ? parseSiteLicense(s.siteLicense) : undefined;
   return Object.freeze({
     ...rest,
     noindex: s.noindex,
     ...(s.description !== undefined ? { description: s.description } : {}),
     ...(s.sitemapUrl !== undefined ? { sitemapUrl: s.sitemapUrl } : {}),
     ...(s.llmsNotes !== undefined ? { llmsNotes: s.llmsNotes } : {}),
+    ...(license?.ok && license.license ? { siteLicense: license.license } : {}),
+    ...(s.siteCopyright !== undefined ? { siteCopyright: s.siteCopyright } : {}),
   });
 }
 

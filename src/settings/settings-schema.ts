@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ResolvedOptions } from '../options.js';
 import { DEFAULT_CRAWLER_RULES, formatCrawlerRules, parseCrawlerRules } from './crawler-rules.js';
+import { formatSiteLicense, parseSiteLicense, SITE_COPYRIGHT_MAX, SITE_LICENSE_TEXT_MAX } from './site-license.js';
 
 /**
  * The run-time settings, defined once: each entry holds what is stored (its zod schema), the admin
@@ -144,6 +145,36 @@ export const SETTINGS = Object.freeze({
     fromOptions: (o) => o.llmsNotes,
     builtIn: undefined,
     option: 'llmsNotes',
+  }),
+  siteLicense: textSetting({
+    label: 'Site licence',
+    help: 'the licence of the content, on one line: its name, a link to it, or both (CC BY 4.0 https://creativecommons.org/licenses/by/4.0/); in llms.txt, the MCP server card and the front matter of every resource without a licence of its own; empty for none',
+    // Stored as one line, name then link (`formatSiteLicense`); read back with `parseSiteLicense`.
+    schema: text('Site licence', SITE_LICENSE_TEXT_MAX)
+      .transform((s, ctx) => {
+        const parsed = parseSiteLicense(s);
+        if (!parsed.ok) {
+          ctx.addIssue({ code: 'custom', message: parsed.message });
+          return z.NEVER;
+        }
+        return parsed.license ? formatSiteLicense(parsed.license) : '';
+      })
+      .nullable(),
+    field: { kind: 'text', max: SITE_LICENSE_TEXT_MAX, rows: 1, builtIn: false },
+    fromOptions: (o) => (o.siteLicense ? formatSiteLicense(o.siteLicense) : undefined),
+    builtIn: undefined,
+    option: 'siteLicense',
+  }),
+  siteCopyright: textSetting({
+    label: 'Copyright',
+    help: 'the copyright line of the content, such as © 2026 Example Press; published beside the site licence, with the same rule; empty for none',
+    schema: text('Copyright', SITE_COPYRIGHT_MAX)
+      .refine((s) => !s.includes('\n'), { message: 'Copyright must be one line' })
+      .nullable(),
+    field: { kind: 'text', max: SITE_COPYRIGHT_MAX, rows: 1, builtIn: false },
+    fromOptions: (o) => o.siteCopyright,
+    builtIn: undefined,
+    option: 'siteCopyright',
   }),
   contentSignalSearch: signal('search', 'building a search index and showing links and short excerpts, not AI summaries', 'search'),
   contentSignalAiInput: signal('ai-input', 'input to an AI model answering a question: grounding, retrieval, AI answers', 'ai-input'),

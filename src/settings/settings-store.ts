@@ -2,6 +2,7 @@ import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'k
 import type { Database } from '../db/schema.js';
 import { jsonFromStored, NOTHING_STORED, storedFromJson, type StoredSettings } from './settings-schema.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { contentVersionColumn, type ContentSeen } from '../content/content-version.js';
 
 const SETTINGS_TABLE = 'agent_discovery_settings';
 
@@ -37,18 +38,41 @@ export function hasSettingsTable(db: Kysely<Database>): boolean {
  * an unchanged version is reused); `table: false` when the database has no settings table.
  *
  * ```sql
- * select "settings", "version"::text as "version" from "agent_discovery_settings" where "id" = true
+ * select "settings", "version"::text as "version", <content version>, now() … (see readSiteSnapshot)
  * ```
  */
 export async function readSettingsSnapshot(db: Kysely<Database>): Promise<SettingsSnapshot> {
+  return (await readSiteSnapshot(db)).settings;
+}
+
+/** The settings snapshot and what the same statement saw of the content (see {@link readSiteSnapshot}). */
+export interface SiteSnapshot {
+  readonly settings: SettingsSnapshot;
+  /** The content version and the database's clock (version null: no version table, or no settings table). */
+  readonly content: ContentSeen;
+}
+
+/**
+ * The stored settings, the content version and the database's clock, in one statement (the one a
+ * settings read costs anyway): what a cached build is keyed by (see src/cache/build-cache.ts).
+ *
+ * ```sql
+ * select s.settings, s.version::text as version, (select v.version::text from agent_discovery_content_version v where v.id) as content_version, now() as now
+ * from (select 1 as one) as one left join agent_discovery_settings as s on s.id = true
+ * ```
+ */
+export async function readSiteSnapshot(db: Kysely<Database>): Promise<SiteSnapshot> {
   try {
     const [row] = (await db.executeQuery(settingsRead(db, {}))).rows;
     tableSeen.add(db);
-    return snapshotOf(db, row ? { setting_values: row.settings, settings_version: row.version } : null);
+    return {
+      settings: snapshotOf(db, row && row.version !== null ? { setting_values: row.settings, settings_version: row.version } : null),
+      content: { version: row?.content_version ?? null, now: row ? new Date(row.now) : new Date() },
+    };
   } catch (error) {
     if (isMissingTable(error)) {
       tableSeen.delete(db);
-      return NO_TABLE;
+      return { settings: NO_TABLE, content: { version: null, now: new Date() } };
     }
     throw error;
   }
@@ -61,7 +85,15 @@ export async function readStoredSettings(db: Kysely<Database>): Promise<{ table:
 
 /** The statement of `readSettingsSnapshot`, built once (`reusableQuery`). */
 const settingsRead = reusableQuery((db: Kysely<Database>, _: Record<string, never>) =>
-  db.selectFrom(SETTINGS_TABLE).select(['settings', sql<string>`version::text`.as('version')]).where('id', '=', true),
+  db
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
+    .leftJoin(`${SETTINGS_TABLE} as s`, (join) => join.on('s.id', '=', true))
+    .select([
+      's.settings as settings',
+      sql<string | null>`s.version::text`.as('version'),
+      contentVersionColumn().as('content_version'),
+      sql<Date>`now()`.as('now'),
+    ]),
 );
 
 /** The stored settings as a statement selects them beside its own columns ({@link besideStoredSettings}). */

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { micromark } from 'micromark';
-import { createAgentDiscovery, type AgentDiscovery } from '../../src/index.js';
+import { createAgentDiscovery, type AgentDiscovery, type AgentDiscoveryOptions } from '../../src/index.js';
 import type { TestDatabase } from './backends.js';
 import { parseLlmsFile } from './llms-txt-reference.js';
 
@@ -84,12 +84,14 @@ export interface AdminHost {
   close(): Promise<void>;
 }
 
-export async function startAdminHost(content: TestDatabase, siteTitle: string): Promise<AdminHost> {
+/** `options`: further plugin options (`mcp`, `siteLicense`, …). */
+export async function startAdminHost(content: TestDatabase, siteTitle: string, options: Partial<AgentDiscoveryOptions> = {}): Promise<AdminHost> {
   const agent = await createAgentDiscovery({
     siteTitle,
     database: { kysely: content.db },
     isAdmin: () => true,
     adminSecret: 'a'.repeat(32),
+    ...options,
   });
   const app = express();
   app.use(agent.router);

@@ -16,6 +16,7 @@ export const agent = await createAgentDiscovery({
   migrate: true, // over the recipe's schema this creates only the plugin's own settings table
   textSearch: { configuration: 'english' }, // the recipe's fts vectors are built with 'english'
   mcp: true, // the same reads as MCP tools at /mcp
+  cache: { contentVersioned: true }, // 06-content-version.sql bumps the content version on every write
 })
 const db = agent.database.db
 
