@@ -171,7 +171,7 @@ export function costTargets(typicalId: number): Target[] {
     { name: 'related by id', server: 'plugin', path: `/api/agent/related/${typicalId}`, floor: 'json', bareGoal: 0.5 },
     { name: 'related, popular node by name', server: 'plugin', path: '/api/agent/related/open_data?direction=in&pagelen=20', floor: 'json' },
     { name: 'resource JSON (typical article)', server: 'plugin', path: `/api/agent/resource/${typicalId}`, floor: 'json+markdown' },
-    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typicalId}/markdown`, floor: 'markdown' },
+    { name: 'resource Markdown (typical article)', server: 'plugin', path: `/agent/resource/${typicalId}/markdown`, floor: 'markdown', bareGoal: 0.5 },
     { name: 'api-catalog', server: 'plugin', path: '/.well-known/api-catalog', floor: 'text' },
     { name: 'llms.txt', server: 'plugin', path: '/llms.txt', floor: 'text' },
     { name: 'api-help', server: 'plugin', path: '/api-help', floor: 'text' },

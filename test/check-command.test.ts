@@ -6,6 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { runCheck } from './support/check-cli.js';
+
+/**
+ * The per-request timeout of the runs against the example site (ms, as the command takes it): what is
+ * checked, not how fast. On a busy 2-core CI machine the first build of llms-full.txt on PGlite (kept
+ * once built, issue 32) took longer than the command's default 5 s.
+ */
+const SLOW_MACHINE_TIMEOUT = '20000';
 import { checkReportSchema, runSiteChecks, DEFAULT_MAX_REQUESTS, type CheckReport } from '../src/check/index.js';
 import { backends, type TestDatabase } from './support/backends.js';
 import { idOf } from './support/demo.js';
@@ -102,7 +109,7 @@ for (const backend of backends) {
     });
 
     it('exit 0, every check passing, one line each; private and noindex resources are not advertised', async () => {
-      const { code, out, err } = await cli([`${web.origin}/`, '--connect-to', LOOPBACK, '--private', DEMO.private, '--private', String(privateId), '--noindex', DEMO.noindex]);
+      const { code, out, err } = await cli([`${web.origin}/`, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT, '--private', DEMO.private, '--private', String(privateId), '--noindex', DEMO.noindex]);
       assert.equal(err, '');
       assert.equal(code, 0, out);
       const lines = out.split('\n').filter((l) => /^[✓✗·-] /.test(l));
@@ -118,7 +125,7 @@ for (const backend of backends) {
 
     it('--json: the documented schema, every check ok; the request count is the server\'s and within the bound', async () => {
       const before = web.seen.length;
-      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--noindex', String(noindexId)]);
+      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT, '--noindex', String(noindexId)]);
       const received = web.seen.length - before;
       assert.equal(code, 0);
       assert.equal(report.ok, true);
@@ -138,7 +145,7 @@ for (const backend of backends) {
 
     it('--page on the Dutch page: its alternates carry nl, and the English page\'s carry en', async () => {
       const welcome = await idOf(content.db, DEMO.welcome);
-      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--page', `${web.origin}/nl/page/${welcome}`]);
+      const { code, report } = await jsonReport([web.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT, '--page', `${web.origin}/nl/page/${welcome}`]);
       assert.equal(code, 0, JSON.stringify(failedIds(report)));
       assert.equal(byId(report, 'page').detail, `/nl/page/${welcome} (given with --page)`);
       assert.equal(byId(report, 'resource-language').detail, "alternates carry the page's language (nl, en)");
@@ -168,7 +175,7 @@ for (const backend of backends) {
     });
 
     it('a run keeps its connections to itself: after a run with --connect-to, one without looks the host up again', async () => {
-      const { code: first } = await cli([web.origin, '--connect-to', LOOPBACK, '--json']);
+      const { code: first } = await cli([web.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT, '--json']);
       assert.equal(first, 0);
       const { code, out, err } = await cli([web.origin]);
       assert.equal(code, 1);
@@ -177,7 +184,7 @@ for (const backend of backends) {
     });
 
     it('runs as a child process: node --import tsx src/cli/main.ts check <url>', async () => {
-      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', web.origin, '--connect-to', LOOPBACK], { encoding: 'utf8' });
+      const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', web.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT], { encoding: 'utf8' });
       assert.match(stdout, /^Checking http:\/\/harbour-agent-demo\.net:\d+\/ as agents see it$/m);
       assert.match(stdout, /^Readiness score 100\/100 · 30 checks: 29 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
     });

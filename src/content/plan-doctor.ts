@@ -5,7 +5,7 @@ import { describeNode, scannedRelation, topPlanNode, walkPlan, type PlanNode } f
 import { compiledSearch, searchPosition } from './search.js';
 import { compiledTextFirst } from './text-search.js';
 import { compiledRelatedPage } from './edges.js';
-import { readVisibleResource } from './resource.js';
+import { readVisibleResourceContent } from './resource.js';
 
 /**
  * The plan doctor: `EXPLAIN` of the plugin's hot statements against the live schema, flagging what
@@ -251,7 +251,7 @@ async function hotStatements(db: Kysely<Database>): Promise<HotStatement[]> {
     {
       name: 'resource-read',
       title: `a resource read by id (${resourceId})`,
-      compiled: await capturedStatement(db, (recorder) => readVisibleResource(recorder, resourceId)),
+      compiled: await capturedStatement(db, (recorder) => readVisibleResourceContent(recorder, resourceId)),
       needs: [
         { alias: 'r', index: RSC_ID },
         { alias: 'cat', index: RSC_ID },

@@ -46,20 +46,35 @@ export function resourceReadColumns(db: Kysely<Database>) {
 
 /** The statement of {@link readVisibleResource}. */
 function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
-  return resourceReadColumns(db)
-    // What the read saw of the content, for the build cache (its composed Markdown is kept by it).
-    // And the stored settings, which the composition uses: no read of its own.
+  return resourceReadColumns(db).where(anonymousVisible('r')).where(byRef('r', ref));
+}
+
+/**
+ * The statement of {@link readVisibleResource}: {@link visibleResourceQuery} with what the read saw of
+ * the content (for the build cache, which keeps its composed Markdown) and the stored settings the
+ * composition uses (no read of their own): primary-key reads of the plugin's own one-row tables.
+ */
+function visibleResourceReadQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef }) {
+  return visibleResourceQuery(db, { ref })
     .select([
       contentVersionColumn().as('content_version'),
       sql<Date>`now()`.as('db_now'),
       sql<unknown>`(SELECT s.settings FROM agent_discovery_settings s WHERE s.id)`.as('setting_values'),
       sql<string | null>`(SELECT s.version::text FROM agent_discovery_settings s WHERE s.id)`.as('settings_version'),
-    ])
-    .where(anonymousVisible('r'))
-    .where(byRef('r', ref));
+    ]);
 }
 
-const reusableVisibleResource = reusableQuery(visibleResourceQuery);
+const reusableVisibleResource = reusableQuery(visibleResourceReadQuery);
+const reusableResourceRead = reusableQuery(visibleResourceQuery);
+
+/**
+ * The resource read's content statement alone (without the one-row reads of the plugin's own tables):
+ * what `doctor` explains, also before `migrate` has created those tables.
+ */
+export async function readVisibleResourceContent(db: Kysely<Database>, ref: ResourceRef) {
+  const { rows } = await db.executeQuery(reusableResourceRead(db, { ref }));
+  return rows[0];
+}
 
 /** A row of {@link readVisibleResource}, as Kysely infers it. */
 export type ResourceRow = Omit<NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>, 'content_version' | 'db_now' | 'setting_values' | 'settings_version'>;

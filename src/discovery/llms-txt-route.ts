@@ -55,6 +55,8 @@ export function llmsTxtRoute() {
     PATHS.llmsTxt,
     MEDIA.llmsTxt,
     async (ctx, base) => {
+      // Over content whose version is not kept, no read of it: built per request, as before.
+      if (!ctx.contentClock.enabled) return { body: await llmsTxtBody(ctx, base) };
       const site = await readSiteSnapshot(ctx.db);
       const contentKey = await ctx.contentClock.key(site.content);
       if (contentKey === undefined) return { body: await llmsTxtBody(ctx, base) };
