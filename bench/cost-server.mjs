@@ -118,7 +118,8 @@ function floorHandler(kind, { statements, body, type }) {
     if (kind === 'json') res.json(rows);
     else if (kind === 'text') res.type('text/plain; charset=utf-8').send(joinRows(results));
     else {
-      const markdown = htmlToMarkdown(bodyHtml(rows, 'en'), options);
+      // The body is in the resource read's rows, whichever statement came last (named edges may follow it).
+      const markdown = htmlToMarkdown(bodyHtml(results.flatMap((r) => r.rows), 'en'), options);
       if (kind === 'markdown') res.type('text/markdown; charset=utf-8').send(markdown);
       else res.json({ rows, markdown });
     }
