@@ -58,7 +58,8 @@ const after = (a: ChangePosition, b: ChangePosition) => a[0] !== b[0] ? a[0] > b
 export function startIndexNow(ctx: AgentContext, o: ResolvedIndexNow, base: string): IndexNowSubmitter {
   const host = new URL(base).host;
   const keyLocation = absoluteUrl(base, PATHS.indexNowKey(o.key).url());
-  let position: ChangePosition = [Math.floor(Date.now() / 1000), 0, -1, 0];
+  const createdMs = Date.now();
+  let position: ChangePosition = [Math.floor(createdMs / 1000), 0, -1, 0];
   /** Entries already queued, by `id@seconds.micros`, until they fall out of the settle window. */
   const seen = new Map<string, number>();
   const queue: string[] = [];
@@ -87,6 +88,8 @@ export function startIndexNow(ctx: AgentContext, o: ResolvedIndexNow, base: stri
     for (;;) {
       const rows = await readChanges(ctx.db, { after: from, offset: 0, limit: READ_PAGE });
       const fresh = rows.filter((row) => {
+        // What changed before the submitter was created is not its business (the settle window reads back 30 s).
+        if (Number(row.at_s) * 1000 + Number(row.at_us) / 1000 < createdMs) return false;
         const key = `${row.id}@${row.at_s}.${row.at_us}`;
         if (seen.has(key)) return false;
         seen.set(key, Number(row.at_s));
