@@ -233,6 +233,9 @@ for (const backend of backends) {
     it('shows the score, each status with its weight and fix, the time of the run, and keeps what was entered', async () => {
       const started = Date.now();
       const page = `${local.loopback}/en/page/${(await (await fetch(`${local.loopback}/api/agent/resource/${DEMO.welcome}`)).json() as { result: { id: number } }).result.id}`;
+      // Verify probes with the command's default 5 s per request: llms-full.txt is built once first (it is
+      // kept, issue 32), as a site's first agent would, so a busy 2-core machine's slow first build is not what is tested.
+      assert.equal((await fetch(`${local.loopback}/llms-full.txt`)).status, 200);
       const { status, html } = await verify(local, { page, private: DEMO.private, noindex: DEMO.noindex });
       assert.equal(status, 200);
       // On 127.0.0.1 without a public base URL the ARD identifier is the placeholder: flagged, with its fix.

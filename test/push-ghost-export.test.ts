@@ -71,7 +71,14 @@ describe(`examples/cms/ghost: Ghost's export and webhooks, no MariaDB [${backend
   let output = '';
 
   const importExport = (file = EXPORT) => spawnSync(process.execPath, ['--import', 'tsx', `${GHOST}import-export.mjs`, file], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(new URL(path, base), { headers, redirect: 'manual' });
+  // A GET that failed on the network is tried once more on a new connection (a kept-alive socket the host
+  // closed while an import ran is a known race of fetch); a second failure says what the host printed.
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(new URL(path, base), { headers, redirect: 'manual' })
+      .catch(() => fetch(new URL(path, base), { headers, redirect: 'manual' }))
+      .catch((error: Error) => {
+        throw new Error(`${path}: ${error.message} (${String((error as { cause?: unknown }).cause)}); host.mjs printed:\n${output}`);
+      });
   const searchAll = async (query = 'sort=newest') => {
     const items: { id: number; title: string; page_url: string; category: { name: string } }[] = [];
     for (let url: string | undefined = `/api/agent/search?${query}&pagelen=10`; url; ) {

@@ -138,8 +138,9 @@ export function llmsFullRoute(maxBytes: number) {
         return await ctx.cache.get(['llms-full', settings, contentKey, base, maxBytes], build, (body) => body.body.length);
       } catch (error) {
         if (error !== BUSY) throw error;
-        // Builds of other versions run and wait: kept documents wait for them to end, then read the version again.
-        if (contentKey === undefined) throw unavailable('llms-full.txt is being built for another request; retry shortly');
+        // Builds of other versions run and wait: with versioned content, wait for them to end, then read the version again.
+        // (A key is also missing when the version changed while its window was read: wait then too.)
+        if (!ctx.contentClock.enabled) throw unavailable('llms-full.txt is being built for another request; retry shortly');
         await llmsFullBuilds.idle();
       }
     }
