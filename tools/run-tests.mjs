@@ -14,7 +14,7 @@
 // `node tools/run-tests.mjs [files…]` runs only the files given (under tsx, no build); TEST_CONCURRENCY
 // overrides the default.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -97,6 +97,17 @@ const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(
 const runId = `${Date.now()}-${process.pid}`;
 const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId };
 const started = Date.now();
+/** The machine's busy CPU seconds so far (all processes: PostgreSQL and Chromium too), from /proc/stat on Linux. */
+function machineBusySeconds() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const idle = ticks[3] + (ticks[4] ?? 0);
+    return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return undefined;
+  }
+}
+const busyAtStart = machineBusySeconds();
 
 /** Runs one file (or the type check); resolves with its summary once its output has been printed. */
 function runFile(file) {
@@ -110,7 +121,12 @@ function runFile(file) {
         : runCompiled
           ? ['--enable-source-maps', '--test', '--test-reporter=tap', compiled]
           : ['--import', 'tsx', '--test', '--test-reporter=tap', file];
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // CPU seconds (user + system) of the file and every process it started and waited for, from GNU time
+    // where the machine has it: wall time alone hides which files load the 2 cores.
+    const cpuFile = TIME ? path.join(os.tmpdir(), `ead-test-cpu-${process.pid}-${++cpuFiles}.txt`) : undefined;
+    const child = TIME
+      ? spawn(TIME, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
@@ -123,13 +139,30 @@ function runFile(file) {
       clearTimeout(timer);
       if (file === TYPECHECK) built = true;
       const output = Buffer.concat(chunks).toString('utf8');
+      const cpu = cpuSeconds(cpuFile);
       const count = (name) => Number(output.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-      const result = { file, compiled: runCompiled, startedAt: (t0 - started) / 1000, seconds: (Date.now() - t0) / 1000, pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped'), ok: code === 0 && !timedOut };
+      const result = { file, compiled: runCompiled, startedAt: (t0 - started) / 1000, seconds: (Date.now() - t0) / 1000, pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped'), cpu, ok: code === 0 && !timedOut };
       const status = result.ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS / 60_000} min` : `FAILED (exit ${code ?? signal})`;
-      process.stdout.write(`\n# ==== ${file}: ${status}, ${result.seconds.toFixed(1)} s from +${result.startedAt.toFixed(0)} s${runCompiled ? ' (compiled)' : ''}, ${result.pass} passed, ${result.fail} failed\n${output}`);
+      process.stdout.write(`\n# ==== ${file}: ${status}, ${result.seconds.toFixed(1)} s${cpu === undefined ? '' : ` (CPU ${cpu.toFixed(1)} s)`} from +${result.startedAt.toFixed(0)} s${runCompiled ? ' (compiled)' : ''}, ${result.pass} passed, ${result.fail} failed\n${output}`);
       resolve(result);
     });
   });
+}
+
+/** GNU time, when installed: it reports the CPU a file used, its children included. */
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+let cpuFiles = 0;
+/** The CPU seconds GNU time wrote (its last line: a killed child adds a line before it), or undefined. */
+function cpuSeconds(file) {
+  if (!file) return undefined;
+  try {
+    const last = readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '';
+    rmSync(file, { force: true });
+    const [user, system] = last.split(' ').map(Number);
+    return Number.isFinite(user) && Number.isFinite(system) ? user + system : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function pool(files, n) {
@@ -148,9 +181,12 @@ for (const name of readdirSync(os.tmpdir())) {
   if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
 }
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
-process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+const cpuTotal = results.reduce((s, r) => s + (r.cpu ?? 0), 0);
+const busy = busyAtStart === undefined ? undefined : machineBusySeconds() - busyAtStart;
+process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s${TIME ? `, CPU of the files ${cpuTotal.toFixed(0)} s` : ''}${busy === undefined ? '' : `, machine busy ${busy.toFixed(0)} CPU s`}\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
-  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled || r.file === TYPECHECK ? '' : ' (tsx)'}\n`);
+  const cpu = r.cpu === undefined ? '' : ` CPU ${r.cpu.toFixed(1).padStart(6)} s `;
+  process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s ${cpu} ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled || r.file === TYPECHECK ? '' : ' (tsx)'}\n`);
 }
 process.stdout.write(`# tests passed ${total('pass')}, failed ${total('fail')}, cancelled ${total('cancelled')}, skipped ${total('skipped')}\n`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);
