@@ -95,7 +95,10 @@ const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(
 // The run's id: PGlite databases holding the demo content are copied from one seeded once per run
 // (test/support/backends.ts); the copies are removed when the run ends.
 const runId = `${Date.now()}-${process.pid}`;
-const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId };
+// The PostgreSQL template databases of the run (test/support/backends.ts: migrated, and seeded, once per
+// run; every suite's fresh database is a clone), dropped when the run ends.
+const templatePrefix = `ead_tpl_${runId.replace(/-/g, '_')}_`;
+const env = { ...process.env, EXPRESS_AGENT_DISCOVERY_VERIFY_QUERIES: '1', EXPRESS_AGENT_DISCOVERY_TEST_RUN: runId, EXPRESS_AGENT_DISCOVERY_TEST_TEMPLATES: templatePrefix };
 const started = Date.now();
 /** The machine's busy CPU seconds so far (all processes: PostgreSQL and Chromium too), from /proc/stat on Linux. */
 function machineBusySeconds() {
@@ -165,6 +168,21 @@ function cpuSeconds(file) {
   }
 }
 
+/** Drops the run's template databases (and one left half-built by a killed file). */
+async function dropTemplates(serverUrl) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: serverUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [templatePrefix]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } catch (error) {
+    process.stdout.write(`# could not drop the run's template databases: ${error.message}\n`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 async function pool(files, n) {
   const queue = [...files];
   const results = [];
@@ -177,6 +195,7 @@ async function pool(files, n) {
 
 const results = [...(await pool(pooled, concurrency)), ...(await pool(alone, 1))];
 if (!given.length) rmSync(BUILD_DIR, { recursive: true, force: true });
+if (process.env.DATABASE_URL) await dropTemplates(process.env.DATABASE_URL);
 for (const name of readdirSync(os.tmpdir())) {
   if (/^ead-test-pglite-seeded-[0-9a-f]{16}\.tar$/.test(name)) rmSync(path.join(os.tmpdir(), name), { force: true });
 }
