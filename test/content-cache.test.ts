@@ -64,6 +64,7 @@ for (const backend of backends) {
         '/api-help',
         ...ids.map((id, i) => `/agent/resource/${id}/markdown${i % 2 ? '?language=nl' : ''}`),
       ];
+      const reads = paths.filter((p) => p !== '/llms-full.txt');
       const compare = async (path: string) => {
         const [a, b] = await Promise.all([request(cached.app).get(path), request(uncached.app).get(path)]);
         assert.equal(a.status, b.status, path);
@@ -79,7 +80,9 @@ for (const backend of backends) {
               if (op.kind === 'edit') await title(demo.db, ids[op.pick]!, op.text);
               else if (op.kind === 'visibility') await sql`UPDATE rsc SET visibility = ${op.visible ? 'public' : 'private'} WHERE id = ${ids[op.pick]!}`.execute(demo.db);
               else if (op.kind === 'settings') await writeStoredSettings(demo.db, { ...NOTHING_STORED, description: op.description, siteCopyright: op.copyright });
-              else await compare(paths[op.path % paths.length]!);
+              // Random reads leave llms-full.txt out (each uncached build of it costs seconds on PGlite); the
+              // whole set after the sequence compares it.
+              else await compare(reads[op.path % reads.length]!);
             }
             // After every sequence, the whole set: what changed and what did not.
             for (const path of paths) await compare(path);

@@ -1,6 +1,7 @@
 // The suite (`npm test` runs it; a whole run type-checks too, as its first job, and compiles the suite:
-// tools/build-tests.mjs). Every test file is a process of its own
-// (`node --test <file>`), and several run at a time: on a 2-core machine one file at a time leaves
+// tools/build-tests.mjs). Every test file runs in a process of its own (`node --test <file>`), except
+// that a whole run groups the short files, compiled, six to a process (GROUP_SIZE below); several
+// processes run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
 // long file started last is the whole suite's tail). The files that break their own database
 // connections and poll for the outcome (database faults, aborted requests) start last of the pool, as
@@ -14,9 +15,9 @@
 // `node tools/run-tests.mjs [files…]` runs only the files given (under tsx, no build); TEST_CONCURRENCY
 // overrides the default.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 
 /**
@@ -32,6 +33,21 @@ const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
  * short files), instead of waiting for the pool's last file to end with a core idle.
  */
 const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
+
+/**
+ * Files that need a process of their own even in a whole run: they count what module-level state
+ * records (queries built per shape, result checks) from the process's start.
+ */
+const SOLO = new Set(['test/reusable-query.test.ts', 'test/result-check.test.ts', 'test/search-rare-word.test.ts']);
+
+/**
+ * In a whole run, the other files run compiled in groups of this many, each group one process that
+ * imports them in turn (their suites run one after another, as they do in a file): a process of its
+ * own costs a file about 3 s of CPU (loading about a thousand modules, PGlite's WebAssembly, the
+ * seeded database), more than many files' tests take; measured on the ten agent-web files, 66 s of CPU
+ * one process each against 34 s as one group. Files of one prefix sit together (name order).
+ */
+const GROUP_SIZE = 6;
 
 /**
  * Started first, longest first; the others follow in name order. From one full run on the 2-core
@@ -84,10 +100,15 @@ let built = false;
 const given = process.argv.slice(2);
 const all = given.length ? given : readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
 const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
+/** The files of a whole run that are grouped: every file not named above. */
+const groupable = (f) => !given.length && !LONGEST.includes(f) && !ALONE.has(f) && !PAIRED.has(f) && !SOLO.has(f);
+const grouped = all.filter(groupable);
+const groups = Array.from({ length: Math.ceil(grouped.length / GROUP_SIZE) }, (_, i) => grouped.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE));
 const pooled = [
   // A whole run type-checks too (a run of the files given does not).
   ...(given.length ? [] : [TYPECHECK]),
-  ...all.filter((f) => !ALONE.has(f) && !PAIRED.has(f)).sort((a, b) => rank(a) - rank(b)),
+  ...all.filter((f) => !ALONE.has(f) && !PAIRED.has(f) && !groupable(f)).sort((a, b) => rank(a) - rank(b)),
+  ...groups,
   ...all.filter((f) => PAIRED.has(f)),
 ];
 const alone = all.filter((f) => ALONE.has(f));
@@ -112,11 +133,32 @@ function machineBusySeconds() {
 }
 const busyAtStart = machineBusySeconds();
 
-/** Runs one file (or the type check); resolves with its summary once its output has been printed. */
-function runFile(file) {
+const compiledPath = (file) => path.join(BUILD_DIR, file.replace(/\.ts$/, '.js'));
+
+/**
+ * Runs a group of files as one process (compiled: a module in the build importing each in turn), or,
+ * before the build has ended, each file on its own; resolves with the results.
+ */
+async function runGroup(files) {
+  if (!built || !files.every((f) => existsSync(compiledPath(f)))) {
+    const results = [];
+    for (const file of files) results.push(await runFile(file));
+    return results;
+  }
+  const entry = path.join(BUILD_DIR, 'test', `group-${++groupsRun}.test.js`);
+  writeFileSync(entry, files.map((f) => `await import(${JSON.stringify(pathToFileURL(path.resolve(compiledPath(f))).href)});\n`).join(''));
+  return [await runFile(`group of ${files.length}: ${files.map((f) => path.basename(f, '.test.ts')).join(', ')}`, entry)];
+}
+let groupsRun = 0;
+
+/**
+ * Runs one file (or the type check, or a group's module as `entry`); resolves with its summary once
+ * its output has been printed.
+ */
+function runFile(file, entry) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const compiled = path.join(BUILD_DIR, file.replace(/\.ts$/, '.js'));
+    const compiled = entry ?? compiledPath(file);
     const runCompiled = file !== TYPECHECK && built && existsSync(compiled);
     const args =
       file === TYPECHECK
@@ -187,7 +229,7 @@ async function pool(files, n) {
   const queue = [...files];
   const results = [];
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file));
+    for (let item = queue.shift(); item; item = queue.shift()) results.push(...(Array.isArray(item) ? await runGroup(item) : [await runFile(item)]));
   };
   await Promise.all(Array.from({ length: Math.min(n, files.length) }, worker));
   return results;
@@ -202,7 +244,7 @@ for (const name of readdirSync(os.tmpdir())) {
 const total = (k) => results.reduce((s, r) => s + r[k], 0);
 const cpuTotal = results.reduce((s, r) => s + (r.cpu ?? 0), 0);
 const busy = busyAtStart === undefined ? undefined : machineBusySeconds() - busyAtStart;
-process.stdout.write(`\n# ==== summary: ${results.length} files, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s${TIME ? `, CPU of the files ${cpuTotal.toFixed(0)} s` : ''}${busy === undefined ? '' : `, machine busy ${busy.toFixed(0)} CPU s`}\n`);
+process.stdout.write(`\n# ==== summary: ${all.length} files in ${results.length} processes, concurrency ${concurrency}, ${((Date.now() - started) / 1000).toFixed(0)} s${TIME ? `, CPU of the files ${cpuTotal.toFixed(0)} s` : ''}${busy === undefined ? '' : `, machine busy ${busy.toFixed(0)} CPU s`}\n`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds)) {
   const cpu = r.cpu === undefined ? '' : ` CPU ${r.cpu.toFixed(1).padStart(6)} s `;
   process.stdout.write(`#   ${r.ok ? 'ok    ' : 'FAILED'} ${r.seconds.toFixed(1).padStart(6)} s ${cpu} ${String(r.pass).padStart(4)} passed ${String(r.fail).padStart(3)} failed  +${r.startedAt.toFixed(0).padStart(3)} s  ${r.file}${r.compiled || r.file === TYPECHECK ? '' : ' (tsx)'}\n`);
