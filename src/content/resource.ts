@@ -76,5 +76,8 @@ export async function readVisibleResourceContent(db: Kysely<Database>, ref: Reso
   return rows[0];
 }
 
-/** A row of {@link readVisibleResource}, as Kysely infers it. */
-export type ResourceRow = Omit<NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>, 'content_version' | 'db_now' | 'setting_values' | 'settings_version'>;
+/** A row of {@link readVisibleResource} as it comes back: the resource and what the statement saw (content version, time, settings). */
+export type VisibleResourceRead = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;
+
+/** A row of {@link readVisibleResource}, as Kysely infers it: the resource's own columns. */
+export type ResourceRow = Omit<VisibleResourceRead, 'content_version' | 'db_now' | 'setting_values' | 'settings_version'>;

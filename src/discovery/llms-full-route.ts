@@ -4,6 +4,7 @@ import { PATHS } from '../paths.js';
 import { chooseLanguage } from '../content/language.js';
 import { readNewestResources } from '../content/newest-resources.js';
 import { markdownDocument } from '../representations/resource-markdown.js';
+import { composeResourceContent } from '../representations/resource-content.js';
 import { unavailable } from '../http/errors.js';
 import { fixedBody } from '../http/representation.js';
 import type { TextBody } from '../http/route.js';
@@ -43,7 +44,7 @@ async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base
       await nextTurn();
       // As the Markdown read answers a request for `language` (`markdownRepresentation`).
       const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage);
-      const markdown = await markdownDocument(ctx, row, lang, base, options);
+      const markdown = markdownDocument(ctx, row, lang, base, options, await composeResourceContent(ctx, row, lang.language, base));
       const before = room();
       yield { title, url: absoluteUrl(base, PATHS.markdown.url({ id }), { language: lang.language }), markdown };
       // Resumed only when it fitted: it took what the room lost.

@@ -1,10 +1,12 @@
 import type { AgentContext } from '../context.js';
-import type { ResourceRow } from '../content/resource.js';
+import type { ResourceRow, VisibleResourceRead } from '../content/resource.js';
 import { localize } from '../content/language.js';
 import { namedEdgeEndpoints } from '../content/named-edges.js';
 import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
 import { toComposable } from '../content/composable-resources.js';
 import { notFound, unavailable } from '../http/errors.js';
+import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
+import { snapshotOf } from '../settings/settings-store.js';
 
 /** An author or tag of a resource: an anonymous-visible resource reached through a named predicate. */
 export interface Credit {
@@ -25,10 +27,28 @@ export interface ResourceContent {
 }
 
 /**
+ * The composed content of a visible resource as `composeResourceContent` builds it, through the build
+ * cache: keyed by the content version and the next publication boundary the read's own statement saw
+ * (`contentClock.key`), the settings it read, the resource, the language and the base URL, so the JSON
+ * read and the Markdown read of an unchanged resource compose it once. The visibility check is the
+ * caller's read, every request; a key the clock cannot vouch for (no version kept) builds each time.
+ */
+export async function resourceContent(ctx: AgentContext, row: VisibleResourceRead, language: string, base: string): Promise<ResourceContent> {
+  const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
+  const build = () => composeResourceContent(ctx, row, language, base);
+  if (contentKey === undefined) return build();
+  const settings = settingsKey(mergeSettings(ctx.options, snapshotOf(ctx.db, row)).options);
+  return ctx.cache.get(['resource-content', settings, contentKey, row.id, language, base], build, contentWeight);
+}
+
+/** About the bytes an entry holds: the Markdown twice (UTF-16) and the credits. */
+const contentWeight = (c: ResourceContent) => 2 * c.markdown.length + 64 * (c.authors.length + c.tags.length) + 128;
+
+/**
  * The composed Markdown of a visible resource (as `readVisibleResource` returned it) in an already
  * chosen language, with its authors, tags and word count, shared by the JSON read and the Markdown
- * route. A template that cannot render is a 503 (never an empty 200); a resource that turned
- * invisible meanwhile is a 404.
+ * route (through `resourceContent`). A template that cannot render is a 503 (never an empty 200); a
+ * resource that turned invisible meanwhile is a 404.
  */
 export async function composeResourceContent(ctx: AgentContext, row: ResourceRow, language: string, base: string): Promise<ResourceContent> {
   const [composed, credits] = await Promise.all([composeMarkdown(ctx, row, language, base), resourceCredits(ctx, row.id, language)]);

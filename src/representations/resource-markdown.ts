@@ -5,7 +5,7 @@ import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { composeResourceContent } from './resource-content.js';
+import { resourceContent, type ResourceContent } from './resource-content.js';
 import { citationTerms, type SiteTerms } from '../settings/site-license.js';
 import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
 import { snapshotOf } from '../settings/settings-store.js';
@@ -25,17 +25,17 @@ export function apiAccessSection(base: string, id: number, language: string): st
 /**
  * The whole Markdown representation of a visible resource in an already chosen language: the YAML
  * front matter (added here, outside every template, so an override cannot break it), the composed
- * content, and the "API access" section (its JSON link carries a `language` the facade accepts).
+ * content (`resourceContent` or `composeResourceContent` of the row in that language), and the "API
+ * access" section (its JSON link carries a `language` the facade accepts).
  *
  * ```ts
- * await markdownDocument(ctx, row, chooseLanguage(row.language, 'nl', 'en'), 'https://example.org')
+ * markdownDocument(ctx, row, lang, 'https://example.org', site, await composeResourceContent(ctx, row, lang.language, 'https://example.org'))
  * // '---\ntitle: "Welkom"\nurl: "https://example.org/nl/page/7"\n…\n---\n\n# Welkom\n…\n## API access\n…'
  * ```
  */
-export async function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string, site: SiteTerms): Promise<string> {
+export function markdownDocument(ctx: AgentContext, row: ResourceRow, lang: LanguageFields, base: string, site: SiteTerms, content: ResourceContent): string {
   const { options } = ctx;
   const { language } = lang;
-  const content = await composeResourceContent(ctx, row, language, base);
   const license = localize(row.license, language, options.defaultLanguage);
   const attribution = localize(row.attribution, language, options.defaultLanguage);
   const description = localize(row.summary, language, options.defaultLanguage);
@@ -86,7 +86,7 @@ export async function markdownRepresentation(
   // The settings in force, as the same statement read them.
   const options = mergeSettings(ctx.options, snapshotOf(ctx.db, row)).options;
   const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
-  const build = () => markdownDocument(ctx, row, lang, base, options);
+  const build = async () => markdownDocument(ctx, row, lang, base, options, await resourceContent(ctx, row, lang.language, base));
   const body =
     contentKey === undefined
       ? await build()
