@@ -63,6 +63,8 @@ for (const backend of backends) {
         '/openapi.json',
         '/api-help',
         ...ids.map((id, i) => `/agent/resource/${id}/markdown${i % 2 ? '?language=nl' : ''}`),
+        // The JSON read shares the Markdown read's cached composition.
+        ...ids.map((id, i) => `/api/agent/resource/${id}${i % 2 ? '' : '?language=nl'}`),
       ];
       const reads = paths.filter((p) => p !== '/llms-full.txt');
       const compare = async (path: string) => {
