@@ -107,8 +107,8 @@ interface Sample {
 
 /** The routes a client picks from, each with its share; `id` is a public article's id. */
 const ROUTES: Array<{ route: string; weight: number; path: (id: number) => string; accept?: string }> = [
-  { route: 'search (text)', weight: 4, path: (id) => `/api/agent/search?q=harbour+${id % 7}` },
-  { route: 'search (browse)', weight: 3, path: () => `/api/agent/search?sort=newest&limit=20` },
+  { route: 'search (text)', weight: 4, path: (id) => `/api/agent/search?text=harbour+${id % 7}` },
+  { route: 'search (browse)', weight: 3, path: () => `/api/agent/search?sort=newest&pagelen=20` },
   { route: 'resource JSON', weight: 4, path: (id) => `/api/agent/resource/${id}` },
   { route: 'resource Markdown', weight: 4, path: (id) => `/agent/resource/${id}/markdown` },
   { route: 'related', weight: 2, path: (id) => `/api/agent/related/${id}` },

@@ -10,6 +10,7 @@ import * as visibilityLog from './0008_visibility_log.js';
 import * as rscVisibilityTrigger from './0009_rsc_visibility_trigger.js';
 import * as contentVersion from './0010_content_version.js';
 import * as contentVersionTriggers from './0011_content_version_triggers.js';
+import * as putResourceFunction from './0012_put_resource_function.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0009_rsc_visibility_trigger': rscVisibilityTrigger,
   '0010_content_version': contentVersion,
   '0011_content_version_triggers': contentVersionTriggers,
+  '0012_put_resource_function': putResourceFunction,
 };
 
 /**
