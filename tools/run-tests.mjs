@@ -1,6 +1,6 @@
 // The suite (`npm test` runs it; a whole run type-checks too, as its first job, and compiles the suite:
 // tools/build-tests.mjs). Every test file runs in a process of its own (`node --test <file>`), except
-// that a whole run groups the short files, compiled, six to a process (GROUP_SIZE below); several
+// that a whole run groups the short files, compiled, eight to a process (GROUP_SIZE below); several
 // processes run at a time: on a 2-core machine one file at a time leaves
 // half of it idle while PostgreSQL, PGlite, npm or Chromium works. The longest files start first (a
 // long file started last is the whole suite's tail). The files that break their own database
@@ -47,7 +47,7 @@ const SOLO = new Set(['test/reusable-query.test.ts', 'test/result-check.test.ts'
  * seeded database), more than many files' tests take; measured on the ten agent-web files, 66 s of CPU
  * one process each against 34 s as one group. Files of one prefix sit together (name order).
  */
-const GROUP_SIZE = 6;
+const GROUP_SIZE = 8;
 
 /**
  * Started first, longest first; the others follow in name order (the grouped files in groups). From a
