@@ -96,6 +96,35 @@ for (const backend of backends) {
       await Promise.all([a.close(), b.close()]);
     });
 
+    it('a put in the common case (new or stored id, top-level category) is one statement: the database function\'s call', async () => {
+      // Records the statements written through the handle (a plugin sees every query the writer compiles: the
+      // fast path and the batch statement are both raw SQL, their text the node's fragments).
+      const statements: string[] = [];
+      const recorder = a.db.withPlugin({
+        transformQuery(args) {
+          const node = args.node as { kind: string; sqlFragments?: readonly string[] };
+          statements.push(node.kind === 'RawNode' ? node.sqlFragments!.join('?') : node.kind);
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const writer = createContentWriter(recorder);
+      await one.putCategory({ name: 'post', title: 'Posts' });
+      for (const [i, input] of [
+        { id: 'fast-path-0001', category: 'post', title: 'New, string id' },
+        { id: 'fast-path-0001', category: 'post', title: 'Stored, string id', body: '<p>Again</p>' },
+        { id: 7201, category: 'post', title: 'New, numeric id' },
+        { id: 7201, category: 'post', title: 'Stored, numeric id', publication_start: new Date('2025-01-01T00:00:00Z') },
+      ].entries()) {
+        statements.length = 0;
+        const { id } = await writer.put(input);
+        assert.deepEqual(statements.map((q) => q.replace(/\s+/g, ' ').trim()), ['SELECT agent_discovery_put_resource(?::jsonb, ?, ?) AS id'], `put ${i}`);
+        const stored = await a.db.selectFrom('rsc').select(['title']).where('id', '=', id).executeTakeFirstOrThrow();
+        assert.equal((stored.title as Record<string, string>).en, input.title, `put ${i}`);
+      }
+      await sql`DELETE FROM rsc WHERE id IN (SELECT rsc_id FROM agent_discovery_external_id WHERE external_id = 'fast-path-0001') OR id = 7201`.execute(a.db);
+    });
+
     it('the same stored state, whatever the batch size, with ids repeated inside a batch', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(resourceArb, { minLength: 1, maxLength: 14 }), fc.integer({ min: 1, max: 6 }), async (items, batchSize) => {
