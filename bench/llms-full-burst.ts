@@ -12,11 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { createExampleSite } from '../example-site/app.js';
-import { openDatabase } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrator.js';
-import { insertResource } from '../example-site/content-store.js';
-import { isSeeded, seedDemoContent } from '../example-site/seed.js';
-import { keptDatabase } from './kept-database.js';
+import { keptHarbourLog } from './harbour-log.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'ead_bench_llms_full';
@@ -58,35 +54,6 @@ async function serve(): Promise<void> {
       process.exit(0);
     }
   });
-}
-
-const paragraph = (i: number, n: number) =>
-  `<p>Quay ${i}, note ${n}: the harbour master logged the tides, the cargo and the ships that came in before dawn; ` +
-  `the open data portal publishes each entry the same day, with its coordinates and the name of the vessel.</p>`;
-
-/** The bench database, kept between runs: seeded on the first (the demo content, then the articles). */
-async function seededDatabase(): Promise<string> {
-  const url = await keptDatabase(SERVER, DB_NAME);
-  const content = await openDatabase({ url });
-  try {
-    await migrateToLatest(content.db);
-    if (await isSeeded(content.db)) return url;
-    write(`seeding ${DB_NAME} (once, kept): the demo content and ${FILL} articles...`);
-    await seedDemoContent(content.db);
-    for (let i = 1; i <= FILL; i++) {
-      const body = Array.from({ length: 3 + (i % 5) }, (_, n) => paragraph(i, n)).join('');
-      await insertResource(content.db, {
-        category: 'article',
-        title: { en: `Harbour log ${i}`, nl: `Havenlogboek ${i}` },
-        summary: { en: `Entry ${i} of the harbour log.`, nl: `Regel ${i} van het havenlogboek.` },
-        body: { en: body, nl: body },
-        publicationStart: new Date(Date.now() - i * 60_000),
-      });
-    }
-    return url;
-  } finally {
-    await content.close();
-  }
 }
 
 async function startServer(url: string): Promise<{ child: ChildProcess; origin: string }> {
@@ -137,7 +104,7 @@ const ms = (x: number) => x.toFixed(x < 10 ? 1 : 0);
 const ratio = (a: number, b: number) => (a / Math.max(b, 0.01)).toFixed(1);
 
 async function main(): Promise<void> {
-  const url = await seededDatabase();
+  const url = await keptHarbourLog(SERVER, DB_NAME, FILL);
   const { child, origin } = await startServer(url);
   try {
     const warm = await getFull(origin);

@@ -1,4 +1,5 @@
 import type { AgentContext } from '../context.js';
+import type { ResolvedOptions } from '../options.js';
 import type { ResourceRow, VisibleResourceRead } from '../content/resource.js';
 import { localize } from '../content/language.js';
 import { namedEdgeEndpoints } from '../content/named-edges.js';
@@ -27,17 +28,27 @@ export interface ResourceContent {
 }
 
 /**
- * The composed content of a visible resource as `composeResourceContent` builds it, through the build
- * cache: keyed by the content version and the next publication boundary the read's own statement saw
- * (`contentClock.key`), the settings it read, the resource, the language and the base URL, so the JSON
- * read and the Markdown read of an unchanged resource compose it once. The visibility check is the
- * caller's read, every request; a key the clock cannot vouch for (no version kept) builds each time.
+ * What a resource read's builds are kept under: the settings in force and the content key, both as the
+ * read's own statement saw them (`readVisibleResource` selects the stored settings, the content version
+ * and the database's time beside the resource). `contentKey` is undefined when the clock cannot vouch
+ * for the content (no version kept): then nothing built from it is kept.
  */
-export async function resourceContent(ctx: AgentContext, row: VisibleResourceRead, language: string, base: string): Promise<ResourceContent> {
+export async function resourceReadKey(ctx: AgentContext, row: VisibleResourceRead): Promise<{ options: ResolvedOptions; settings: string; contentKey: string | undefined }> {
+  const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
   const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
+  return { options, settings: settingsKey(options), contentKey };
+}
+
+/**
+ * The composed content of a visible resource as `composeResourceContent` builds it, through the build
+ * cache, under the read's key (`resourceReadKey`), the resource, the language and the base URL, so the
+ * JSON read and the Markdown read of an unchanged resource compose it once. The visibility check is the
+ * caller's read, every request.
+ */
+export async function resourceContent(ctx: AgentContext, row: VisibleResourceRead, language: string, base: string, key?: Awaited<ReturnType<typeof resourceReadKey>>): Promise<ResourceContent> {
+  const { settings, contentKey } = key ?? (await resourceReadKey(ctx, row));
   const build = () => composeResourceContent(ctx, row, language, base);
   if (contentKey === undefined) return build();
-  const settings = settingsKey(mergeSettings(ctx.options, snapshotOf(ctx.db, row)).options);
   return ctx.cache.get(['resource-content', settings, contentKey, row.id, language, base], build, contentWeight);
 }
 

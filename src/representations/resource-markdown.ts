@@ -5,10 +5,8 @@ import { readVisibleResource, type ResourceRow } from '../content/resource.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { resourceContent, type ResourceContent } from './resource-content.js';
+import { resourceContent, resourceReadKey, type ResourceContent } from './resource-content.js';
 import { citationTerms, type SiteTerms } from '../settings/site-license.js';
-import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
-import { snapshotOf } from '../settings/settings-store.js';
 
 /** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
 export function apiAccessSection(base: string, id: number, language: string): string {
@@ -83,13 +81,12 @@ export async function markdownRepresentation(
   const row = await readVisibleResource(ctx.db, ref);
   if (!row) return undefined;
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
-  // The settings in force, as the same statement read them.
-  const options = mergeSettings(ctx.options, snapshotOf(ctx.db, row)).options;
-  const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
-  const build = async () => markdownDocument(ctx, row, lang, base, options, await resourceContent(ctx, row, lang.language, base));
+  // The settings in force and the content key, as the same statement read them.
+  const key = await resourceReadKey(ctx, row);
+  const build = async () => markdownDocument(ctx, row, lang, base, key.options, await resourceContent(ctx, row, lang.language, base, key));
   const body =
-    contentKey === undefined
+    key.contentKey === undefined
       ? await build()
-      : await ctx.cache.get(['markdown', settingsKey(options), contentKey, row.id, lang.language, requested, base], build, (text) => text.length);
+      : await ctx.cache.get(['markdown', key.settings, key.contentKey, row.id, lang.language, requested, base], build, (text) => text.length);
   return { body, language: lang.language, id: row.id };
 }
