@@ -37,15 +37,28 @@ export interface AgentContext {
   readonly cache: BuildCache;
   /** Keys of the content for that cache (the content version and the publication window). */
   readonly contentClock: ContentClock;
+  /**
+   * Whether a resource's compositions are kept under exact keys (the fingerprint of the rows they
+   * read, `compositionFingerprint`): when every content relation is a table (the plugin's own, or a
+   * host's tables of the contract's shape, never views), with the cache on.
+   */
+  readonly exactCompositions: boolean;
 }
 
 const noContentUsage = async (): Promise<undefined> => undefined;
 
 /**
  * `contentOwned`: the content relations are the plugin's own tables (their triggers bump the content
- * version), as opposed to a host's own relations, whose builds are kept only with `cache.contentVersioned`.
+ * version), as opposed to a host's own relations, whose builds are kept only with `cache.contentVersioned`;
+ * `contentTables`: every content relation is a table (row versions for exact composition keys).
  */
-export function createContext(options: ResolvedOptions, content: ContentDatabase, traffic?: TrafficRecorder, contentOwned = false): AgentContext {
+export function createContext(
+  options: ResolvedOptions,
+  content: ContentDatabase,
+  traffic?: TrafficRecorder,
+  contentOwned = false,
+  contentTables = false,
+): AgentContext {
   const contentVersioned = options.cache !== false && (options.cache.contentVersioned ?? contentOwned);
   return Object.freeze({
     options,
@@ -60,5 +73,6 @@ export function createContext(options: ResolvedOptions, content: ContentDatabase
     traffic,
     cache: new BuildCache(options.cache === false ? false : { maxEntries: options.cache.maxEntries, maxBytes: options.cache.maxBytes }),
     contentClock: new ContentClock(content.db, contentVersioned),
+    exactCompositions: options.cache !== false && contentTables,
   });
 }

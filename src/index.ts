@@ -151,9 +151,11 @@ export interface AgentDiscovery {
   migrate(): Promise<void>;
   /**
    * What the build cache keeps now and has done so far (the `cache` option): entries, kept text,
-   * hits, builds and evictions. A low share of hits with `contentVersioned` on means writes are frequent.
+   * hits, builds, evictions, and builds dropped because they read more than their key covered (a
+   * resource's first compositions, until its key covers what its templates read). A low share of hits
+   * means writes are frequent.
    */
-  cacheStats(): { entries: number; size: number; hits: number; builds: number; evictions: number };
+  cacheStats(): { entries: number; size: number; hits: number; builds: number; evictions: number; dropped: number };
   /** Stops the Markdown worker threads and closes the database (the pg Pool or the embedded PGlite, unless a Kysely instance was passed in). */
   close(): Promise<void>;
 }
@@ -172,13 +174,13 @@ export interface AgentDiscovery {
  */
 export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promise<AgentDiscovery> {
   const options = resolveOptions(input);
-  const { database, migrate, contentOwned } = await openContent(options.database, {
+  const { database, migrate, contentOwned, contentTables } = await openContent(options.database, {
     migrate: options.migrate,
     statementTimeoutMs: options.budgetMs,
     textConfiguration: options.textSearch.configuration,
   });
   const traffic = options.traffic ? await createTrafficRecorder({ options, db: database.db }, options.traffic) : undefined;
-  const ctx = createContext(options, database, traffic, contentOwned);
+  const ctx = createContext(options, database, traffic, contentOwned, contentTables);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   const linkMiddleware = createLinkMiddleware(ctx);
   const notFound = createMarkdownNotFound({ cors: options.cors });

@@ -766,11 +766,12 @@ export const optionsShape = {
   }),
   /**
    * the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings
-   * version, the content version, the public base and what else each was built from; `false` builds every answer per
-   * request. `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out
-   * first. `contentVersioned`: whether every write of the content bumps the content version, so builds from the content
-   * can be kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations
-   * until the host's triggers call `agent_discovery_content_changed()` and say so here; see [What is
+   * version, the content version (for a resource's composed Markdown over tables, not views: the row versions of
+   * exactly what it shows), the public base and what else each was built from; `false` builds every answer per request.
+   * `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out first.
+   * `contentVersioned`: whether every write of the content bumps the content version, so builds from the content can be
+   * kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations until the
+   * host's triggers call `agent_discovery_content_changed()` and say so here; see [What is
    * cached](../architecture.md#what-is-cached).
    * @default `{ maxEntries: 2000, maxBytes: 67108864 }`
    */
@@ -788,7 +789,7 @@ export const optionsShape = {
     .prefault({})
     .register(optionDocs, {
       description:
-        "the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings version, the content version, the public base and what else each was built from; `false` builds every answer per request. `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out first. `contentVersioned`: whether every write of the content bumps the content version, so builds from the content can be kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations until the host's triggers call `agent_discovery_content_changed()` and say so here; see [What is cached](../architecture.md#what-is-cached)",
+        "the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings version, the content version (for a resource's composed Markdown over tables, not views: the row versions of exactly what it shows), the public base and what else each was built from; `false` builds every answer per request. `maxEntries` (default 2000) and `maxBytes` (default 64 MiB of text) bound it, least recently used out first. `contentVersioned`: whether every write of the content bumps the content version, so builds from the content can be kept; default true over the plugin's own tables (its triggers bump it), false over a host's own relations until the host's triggers call `agent_discovery_content_changed()` and say so here; see [What is cached](../architecture.md#what-is-cached)",
       default: '`{ maxEntries: 2000, maxBytes: 67108864 }`',
     }),
   /** full-text search (`text=`) on the contract's `fts` column. @default its fields' defaults */

@@ -23,8 +23,12 @@ import { NOTHING_STORED } from '../src/settings/settings-schema.js';
 const BASE = 'https://site.example';
 const OPTIONS = { baseUrl: BASE, llmsFull: true } as const;
 
-/** The resources whose reads are compared: guide pages that include each other, a page linking a private one, and the private one. */
-const NAMES = [DEMO.welcome, DEMO.pageOuter, DEMO.pageMiddle, DEMO.pageInner, DEMO.privateRef, DEMO.private, DEMO.about, DEMO.blocks] as const;
+/**
+ * The resources whose reads are compared (and edited): guide pages that include each other, a page
+ * linking a private one, the private one, the guides' category (its title is in their front matter) and
+ * an author (credited by the welcome page).
+ */
+const NAMES = [DEMO.welcome, DEMO.pageOuter, DEMO.pageMiddle, DEMO.pageInner, DEMO.privateRef, DEMO.private, DEMO.about, DEMO.blocks, 'guide', 'ada_lovelace'] as const;
 
 const title = (db: Kysely<Database>, id: number, text: string) =>
   sql`UPDATE rsc SET title = jsonb_set(title, '{en}', to_jsonb(${text}::text)), modified = now() WHERE id = ${id}`.execute(db);
@@ -166,7 +170,8 @@ for (const backend of backends) {
         const stats = agent.cacheStats();
         assert.ok(stats.entries <= 50, `${stats.entries} entries`);
         assert.ok(stats.size <= 200_000, `${stats.size} kept`);
-        assert.ok(stats.builds > 100 && stats.evictions >= stats.builds - 50, `built ${stats.builds}, evicted ${stats.evictions}: the bound was reached`);
+        // Every build is kept (and then evicted past the bound) or dropped (it read more than its key covered).
+        assert.ok(stats.builds > 100 && stats.evictions >= stats.builds - stats.dropped - 50, `built ${stats.builds}, evicted ${stats.evictions}, dropped ${stats.dropped}: the bound was reached`);
       } finally {
         await agent.close();
       }

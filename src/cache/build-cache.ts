@@ -37,8 +37,11 @@ export class BuildCache {
   readonly #entries = new Map<string, Entry>();
   readonly #limits: BuildCacheLimits | false;
   #size = 0;
-  /** Hits, builds and evictions so far (for tests and operators). */
-  readonly counts = { hits: 0, builds: 0, evictions: 0 };
+  /**
+   * Hits, builds and evictions so far (for tests and operators); `dropped`: builds not kept because
+   * they were found to depend on more than their key covers (`delete`).
+   */
+  readonly counts = { hits: 0, builds: 0, evictions: 0, dropped: 0 };
 
   constructor(limits: BuildCacheLimits | false) {
     this.#limits = limits;
@@ -83,6 +86,36 @@ export class BuildCache {
       this.#resize(id, entry, sizeOf(value as Awaited<T>));
     }
     return value;
+  }
+
+  /** The value kept for `key` (counted as a use), or undefined; never builds. */
+  peek<T>(key: CacheKey): T | undefined {
+    if (this.#limits === false) return undefined;
+    const id = key.join(SEPARATOR);
+    const found = this.#entries.get(id);
+    if (!found) return undefined;
+    this.#entries.delete(id);
+    this.#entries.set(id, found);
+    return found.value as T;
+  }
+
+  /** Keeps `value` under `key` in place of what was there (nothing with the cache off). */
+  set(key: CacheKey, value: unknown, size = NOMINAL_SIZE): void {
+    if (this.#limits === false) return;
+    const id = key.join(SEPARATOR);
+    const found = this.#entries.get(id);
+    if (found) this.#remove(id, found);
+    this.#add(id, { value, size });
+  }
+
+  /** Drops the entry of `key`, if any (a build found afterwards to be kept under too narrow a key). */
+  delete(key: CacheKey): void {
+    if (this.#limits === false) return;
+    const id = key.join(SEPARATOR);
+    const found = this.#entries.get(id);
+    if (!found) return;
+    this.#remove(id, found);
+    this.counts.dropped++;
   }
 
   /** Drops every entry (the content or the settings are known to have changed wholesale). */

@@ -129,7 +129,7 @@ export function toComposable(r: {
 }
 
 /** How far up the category tree template selection looks (a cycle in `parent_id` stops here too). */
-const MAX_CATEGORY_DEPTH = 32;
+export const MAX_CATEGORY_DEPTH = 32;
 
 /**
  * The category names from each given category up to the root: the category's own name first, then

@@ -18,11 +18,18 @@ export interface ContractReport {
   readonly absentOptional: readonly string[];
   /** Whether the text-search configuration exists. */
   readonly textConfigurationFound: boolean;
+  /**
+   * Every contract relation is a table (not a view): its rows carry versions (`xmin`), which exact
+   * cache keys of compositions read (`compositionFingerprint`).
+   */
+  readonly tables: boolean;
 }
 
 interface CatalogRow {
   relation: string;
   present: boolean;
+  /** `pg_class.relkind`: `r` a table, `p` a partitioned table, `v` a view, `m` a materialized view. */
+  kind: string | null;
   column: string | null;
   type: string | null;
   configuration: boolean;
@@ -41,7 +48,8 @@ interface CatalogRow {
  */
 export async function checkContract(db: Kysely<any>, textConfiguration: string): Promise<ContractReport> {
   const { rows } = await sql<CatalogRow>`
-    SELECT r.rel AS "relation", to_regclass(r.rel) IS NOT NULL AS "present", a.attname::text AS "column",
+    SELECT r.rel AS "relation", to_regclass(r.rel) IS NOT NULL AS "present",
+      (SELECT c.relkind::text FROM pg_class c WHERE c.oid = to_regclass(r.rel)) AS "kind", a.attname::text AS "column",
       format_type(a.atttypid, a.atttypmod) AS "type",
       EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = ${textConfiguration}) AS "configuration"
     FROM unnest(${sql.raw(`ARRAY[${CONTRACT_RELATION_NAMES.map((n) => `'${n}'`).join(', ')}]`)}::text[]) AS r(rel)
@@ -67,7 +75,8 @@ export async function checkContract(db: Kysely<any>, textConfiguration: string):
       }
     }
   }
-  return { problems, absentOptional, textConfigurationFound: Boolean(rows[0]?.configuration) };
+  const tables = rows.every((r) => r.kind === 'r' || r.kind === 'p');
+  return { problems, absentOptional, textConfigurationFound: Boolean(rows[0]?.configuration), tables };
 }
 
 /** Where the contract is written down, for the errors. */

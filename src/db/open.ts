@@ -21,6 +21,8 @@ export interface OpenContent {
   migrate(): Promise<void>;
   /** The content relations are the plugin's own tables (not a host's own relations). */
   readonly contentOwned: boolean;
+  /** Every content relation is a table (not a view), so its rows carry versions (`xmin`). */
+  readonly contentTables: boolean;
 }
 
 /** How long start-up with `migrate: true` waits for a replica to replay the migrations. */
@@ -50,7 +52,7 @@ export async function openContent(
     const contract = await assertContract(database.db, options.textConfiguration);
     const absent = contract.absentOptional.map((c) => c.slice(c.indexOf('.') + 1));
     const db = bindContent(database.db, { textConfiguration: options.textConfiguration }, absent);
-    return { database: { ...database, db }, migrate, contentOwned: state.owner === 'plugin' };
+    return { database: { ...database, db }, migrate, contentOwned: state.owner === 'plugin', contentTables: contract.tables };
   } catch (error) {
     await database.close();
     throw error;

@@ -3,7 +3,7 @@ import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
 import { PATHS } from '../paths.js';
 import { advertisedLanguage, chooseLanguage, localize } from '../content/language.js';
-import { readVisibleResource, type ResourceRow, type VisibleResourceRead } from '../content/resource.js';
+import type { ResourceRow } from '../content/resource.js';
 import { categoryReference, toIso } from '../content/summaries.js';
 import { notFound } from '../http/errors.js';
 import { languageParam, resourceRef } from '../http/parameters.js';
@@ -11,7 +11,7 @@ import { CONTENT_READ } from '../http/route.js';
 import { markResourceRead } from '../traffic/traffic-mark.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
 import { facadeRoute, TOOL_READ_ONLY } from './facade-route.js';
-import { resourceContent } from '../representations/resource-content.js';
+import { readComposableResource, resourceContent, type ResourceReadKey } from '../representations/resource-content.js';
 import { resourceRead } from '../representations/result-schemas.js';
 import { entityUri, itemPageUrl, type ItemContext } from '../representations/summary-item.js';
 
@@ -52,14 +52,15 @@ function readLinks(base: string, id: number, language: string) {
 export async function resourceReadResult(
   ctx: AgentContext,
   base: string,
-  row: VisibleResourceRead,
+  row: ResourceRow,
+  key: ResourceReadKey,
   requested: string,
 ): Promise<z.input<typeof resourceRead>> {
   const d = ctx.options.defaultLanguage;
   const ic: ItemContext = { base, options: ctx.options, requestedLanguage: requested };
   const lang = chooseLanguage(row.language, requested, d);
   const l = lang.language;
-  const content = await resourceContent(ctx, row, l, base);
+  const content = (await resourceContent(ctx, row, l, base, key)).value;
   const license = localize(row.license, l, d);
   const attribution = localize(row.attribution, l, d);
   return {
@@ -114,10 +115,10 @@ export function resourceRoute(options: ResolvedOptions) {
       omit: ['content'],
     },
     async handler({ ctx, call, params, query, req }) {
-      const row = await readVisibleResource(ctx.db, params.id);
-      if (!row) throw notFound();
-      if (req) markResourceRead(req, row.id);
-      return resourceReadResult(ctx, call.base, row, query.language);
+      const read = await readComposableResource(ctx, params.id);
+      if (!read) throw notFound();
+      if (req) markResourceRead(req, read.row.id);
+      return resourceReadResult(ctx, call.base, read.row, read.key, query.language);
     },
   });
 }

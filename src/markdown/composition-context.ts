@@ -5,6 +5,7 @@ import type { ResolvedOptions } from '../options.js';
 import { chooseLanguage, localize, type LanguageFields } from '../content/language.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { categoryChains, loadVisibleResources, type ComposableResource } from '../content/composable-resources.js';
+import type { ReadsRecorder } from '../content/composition-reads.js';
 import type { MarkdownLimits } from './limits.js';
 import type { RenderBudget } from './render-budget.js';
 import type { ResourceAccessor, TemplateResource } from './resource-accessor.js';
@@ -22,6 +23,25 @@ export function databaseLoader(db: Kysely<Database>): ResourceLoader {
   return {
     visible: (keys) => loadVisibleResources(db, keys),
     categoryChains: (ids) => categoryChains(db, ids),
+  };
+}
+
+/**
+ * `loader`, telling `recorder` every key asked for, every resource found and every category chain
+ * read: what the composition's cache key must cover (`compositionFingerprint`).
+ */
+export function recordingLoader(loader: ResourceLoader, recorder: ReadsRecorder): ResourceLoader {
+  return {
+    visible: async (keys) => {
+      recorder.resources(keys);
+      const found = await loader.visible(keys);
+      recorder.found(found);
+      return found;
+    },
+    categoryChains: (ids) => {
+      recorder.categories(ids);
+      return loader.categoryChains(ids);
+    },
   };
 }
 

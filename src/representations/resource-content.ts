@@ -1,9 +1,13 @@
 import type { AgentContext } from '../context.js';
 import type { ResolvedOptions } from '../options.js';
-import type { ResourceRow, VisibleResourceRead } from '../content/resource.js';
+import { readVisibleResource, type ResourceRow, type VisibleResourceRead } from '../content/resource.js';
 import { localize } from '../content/language.js';
 import { namedEdgeEndpoints } from '../content/named-edges.js';
 import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
+import { databaseLoader, recordingLoader } from '../markdown/composition-context.js';
+import { covers, NO_READS, readsParameter, ReadsRecorder, union, type CompositionReads } from '../content/composition-reads.js';
+import type { ResourceRef } from '../content/resource-ref.js';
+import type { CacheKey } from '../cache/build-cache.js';
 import { toComposable } from '../content/composable-resources.js';
 import { notFound, unavailable } from '../http/errors.js';
 import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
@@ -27,29 +31,80 @@ export interface ResourceContent {
   wordCount: number;
 }
 
+/** What a resource read's builds are kept under (`readComposableResource`). */
+export interface ResourceReadKey {
+  /** The settings in force, as the read's statement saw them. */
+  readonly options: ResolvedOptions;
+  readonly settings: string;
+  /** The content part of the key; undefined when nothing built from this read may be kept. */
+  readonly contentKey: string | undefined;
+  /**
+   * With exact keys (the plugin's own tables): the reads the statement's fingerprint covered, and the
+   * cache key they are remembered under for the next read of the same reference.
+   */
+  readonly reads?: { readonly memo: CacheKey; readonly covered: CompositionReads };
+}
+
 /**
- * What a resource read's builds are kept under: the settings in force and the content key, both as the
- * read's own statement saw them (`readVisibleResource` selects the stored settings, the content version
- * and the database's time beside the resource). `contentKey` is undefined when the clock cannot vouch
- * for the content (no version kept): then nothing built from it is kept.
+ * Reads an anonymous-visible resource (`readVisibleResource`, the visibility check of every request)
+ * and derives what builds from it are kept under. Over the plugin's own tables the key is exact: the
+ * statement also computes the fingerprint of the rows the resource's last compositions read (the
+ * resource, the resources and categories its templates asked for, its credits), so an edit elsewhere
+ * keeps this resource's entries; over a host's views it is the content key of the whole content (its
+ * version and publication window, `ContentClock`), undefined when the clock cannot vouch for it.
  */
-export async function resourceReadKey(ctx: AgentContext, row: VisibleResourceRead): Promise<{ options: ResolvedOptions; settings: string; contentKey: string | undefined }> {
+export async function readComposableResource(ctx: AgentContext, ref: ResourceRef): Promise<{ row: VisibleResourceRead; key: ResourceReadKey } | undefined> {
+  const memo: CacheKey = ['composition-reads', typeof ref, ref];
+  const covered = ctx.exactCompositions ? ctx.cache.peek<CompositionReads | 'too many'>(memo) ?? NO_READS : undefined;
+  const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
+  const row = await readVisibleResource(ctx.db, ref, exact && readsParameter(exact, creditPredicates(ctx)));
+  if (!row) return undefined;
   const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
-  const contentKey = await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
-  return { options, settings: settingsKey(options), contentKey };
+  const contentKey = ctx.exactCompositions
+    ? (row.composition_fingerprint ?? undefined)
+    : await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
+  return { row, key: { options, settings: settingsKey(options), contentKey, ...(exact ? { reads: { memo, covered: exact } } : {}) } };
+}
+
+const creditPredicates = (ctx: AgentContext) => [...ctx.options.authorPredicates, ...ctx.options.tagPredicates];
+
+/** A build from a composition and what the composition read. */
+export interface Recorded<T> {
+  readonly value: T;
+  readonly reads: CompositionReads;
+}
+
+/**
+ * The value of `build` through the build cache under `entry`, kept only when the key covers what the
+ * build read: a composition that read beyond the fingerprint's reads (a template asked for another
+ * resource) is answered but dropped, and the reads remembered for the reference's next read, whose
+ * fingerprint then covers them.
+ */
+export async function keptIfCovered<T>(ctx: AgentContext, key: ResourceReadKey, entry: CacheKey, build: () => Promise<Recorded<T>>, sizeOf: (value: T) => number): Promise<Recorded<T>> {
+  if (key.contentKey === undefined) return build();
+  const { reads } = key;
+  return ctx.cache.get(
+    entry,
+    async () => {
+      const built = await build();
+      if (reads && !covers(reads.covered, built.reads)) {
+        ctx.cache.delete(entry);
+        ctx.cache.set(reads.memo, union(reads.covered, built.reads) ?? 'too many');
+      }
+      return built;
+    },
+    (built) => sizeOf(built.value),
+  );
 }
 
 /**
  * The composed content of a visible resource as `composeResourceContent` builds it, through the build
- * cache, under the read's key (`resourceReadKey`), the resource, the language and the base URL, so the
- * JSON read and the Markdown read of an unchanged resource compose it once. The visibility check is the
- * caller's read, every request.
+ * cache, under the read's key (`readComposableResource`), the resource, the language and the base URL, so
+ * the JSON read and the Markdown read of an unchanged resource compose it once. The visibility check is
+ * the caller's read, every request.
  */
-export async function resourceContent(ctx: AgentContext, row: VisibleResourceRead, language: string, base: string, key?: Awaited<ReturnType<typeof resourceReadKey>>): Promise<ResourceContent> {
-  const { settings, contentKey } = key ?? (await resourceReadKey(ctx, row));
-  const build = () => composeResourceContent(ctx, row, language, base);
-  if (contentKey === undefined) return build();
-  return ctx.cache.get(['resource-content', settings, contentKey, row.id, language, base], build, contentWeight);
+export async function resourceContent(ctx: AgentContext, row: ResourceRow, language: string, base: string, key: ResourceReadKey): Promise<Recorded<ResourceContent>> {
+  return keptIfCovered(ctx, key, ['resource-content', key.settings, key.contentKey ?? '', row.id, language, base], () => composeRecorded(ctx, row, language, base), contentWeight);
 }
 
 /** About the bytes an entry holds: the Markdown twice (UTF-16) and the credits. */
@@ -62,11 +117,17 @@ const contentWeight = (c: ResourceContent) => 2 * c.markdown.length + 64 * (c.au
  * resource that turned invisible meanwhile is a 404.
  */
 export async function composeResourceContent(ctx: AgentContext, row: ResourceRow, language: string, base: string): Promise<ResourceContent> {
-  const [composed, credits] = await Promise.all([composeMarkdown(ctx, row, language, base), resourceCredits(ctx, row.id, language)]);
-  return { ...composed, ...credits, wordCount: wordCount(composed.markdown) };
+  return (await composeRecorded(ctx, row, language, base)).value;
 }
 
-async function composeMarkdown(ctx: AgentContext, row: ResourceRow, language: string, base: string) {
+/** {@link composeResourceContent}, with what the composition read (`recordingLoader`). */
+async function composeRecorded(ctx: AgentContext, row: ResourceRow, language: string, base: string): Promise<Recorded<ResourceContent>> {
+  const recorder = new ReadsRecorder();
+  const [composed, credits] = await Promise.all([composeMarkdown(ctx, row, language, base, recorder), resourceCredits(ctx, row.id, language)]);
+  return { value: { ...composed, ...credits, wordCount: wordCount(composed.markdown) }, reads: recorder.reads() };
+}
+
+async function composeMarkdown(ctx: AgentContext, row: ResourceRow, language: string, base: string, recorder: ReadsRecorder) {
   try {
     const composed = await renderAgentMarkdown({
       db: ctx.db,
@@ -76,6 +137,7 @@ async function composeMarkdown(ctx: AgentContext, row: ResourceRow, language: st
       language,
       baseUrl: base,
       converter: ctx.markdown,
+      loader: recordingLoader(databaseLoader(ctx.db), recorder),
       // Read under the anonymous check moments ago by the route: composition need not read it again.
       resource: toComposable({ ...row, category: row.category_name }),
     });

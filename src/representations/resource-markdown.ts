@@ -1,11 +1,11 @@
 import type { AgentContext } from '../context.js';
 import { PATHS } from '../paths.js';
 import { advertisedLanguage, chooseLanguage, localize, type LanguageFields } from '../content/language.js';
-import { readVisibleResource, type ResourceRow } from '../content/resource.js';
+import type { ResourceRow } from '../content/resource.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { resourceContent, resourceReadKey, type ResourceContent } from './resource-content.js';
+import { keptIfCovered, readComposableResource, resourceContent, type ResourceContent } from './resource-content.js';
 import { citationTerms, type SiteTerms } from '../settings/site-license.js';
 
 /** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
@@ -76,17 +76,17 @@ export async function markdownRepresentation(
   requested: string,
   base: string,
 ): Promise<MarkdownRepresentation | undefined> {
-  // The visibility check runs on every request; only the composition is kept (keyed by the content
-  // the read saw: a write anywhere, or a publication boundary passed, makes a new key).
-  const row = await readVisibleResource(ctx.db, ref);
-  if (!row) return undefined;
+  // The visibility check runs on every request; only the composition is kept (keyed by what the
+  // read's statement saw of the content the composition shows, and of the settings).
+  const read = await readComposableResource(ctx, ref);
+  if (!read) return undefined;
+  const { row, key } = read;
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
-  // The settings in force and the content key, as the same statement read them.
-  const key = await resourceReadKey(ctx, row);
-  const build = async () => markdownDocument(ctx, row, lang, base, key.options, await resourceContent(ctx, row, lang.language, base, key));
-  const body =
-    key.contentKey === undefined
-      ? await build()
-      : await ctx.cache.get(['markdown', key.settings, key.contentKey, row.id, lang.language, requested, base], build, (text) => text.length);
+  const build = async () => {
+    const content = await resourceContent(ctx, row, lang.language, base, key);
+    return { value: markdownDocument(ctx, row, lang, base, key.options, content.value), reads: content.reads };
+  };
+  const entry = ['markdown', key.settings, key.contentKey ?? '', row.id, lang.language, requested, base];
+  const body = (await keptIfCovered(ctx, key, entry, build, (text) => text.length)).value;
   return { body, language: lang.language, id: row.id };
 }
