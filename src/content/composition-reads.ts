@@ -84,57 +84,77 @@ export function union(a: CompositionReads, b: CompositionReads): CompositionRead
 }
 
 /**
- * The statement parameter of {@link compositionFingerprint}: the reads and the credit predicates as
- * one JSON text (one parameter whatever their number, so the statement's text never changes).
+ * The statement parameter of {@link compositionFingerprint}: the reads as one JSON text (one parameter
+ * whatever their number, so the statement's text never changes); undefined when there are none.
  */
-export function readsParameter(reads: CompositionReads, predicates: readonly string[]): string {
-  return JSON.stringify({ ids: reads.ids, names: reads.names, categories: reads.categories, predicates: [...new Set(predicates)].sort() });
+export function readsParameter(reads: CompositionReads): string | undefined {
+  return reads.ids.length || reads.names.length || reads.categories.length
+    ? JSON.stringify({ ids: reads.ids, names: reads.names, categories: reads.categories })
+    : undefined;
 }
 
 const visibleFlag = (alias: string) => sql`CASE WHEN ${anonymousVisible(alias)} THEN '1' ELSE '0' END`;
 
+/** A row's version (and visibility now), looked up by a scalar subquery; `-` when there is no such row. */
+const version = (table: string, as: string, where: RawBuilder<unknown>, visible: boolean) =>
+  sql`coalesce((SELECT ${sql.ref(`${as}.xmin`)}::text${visible ? sql` || ${visibleFlag(as)}` : sql``} FROM ${sql.table(table)} ${sql.ref(as)} WHERE ${where}), '-')`;
+
 /**
- * The fingerprint of what a composition of `rsc as <alias>` shows, as a column of the resource's
- * read (a correlated subquery): the md5 of the parameter itself and of the row versions and
- * visibility of everything listed above. Two reads with the same parameter get the same fingerprint
- * exactly while none of those rows was written and none turned visible or invisible. Each row is
- * looked up by a scalar subquery on its primary key or unique name (a missing one reads as `-`), so
- * the plan is index lookups whatever the planner estimates (a join here was once planned as a
- * merge join reading the whole primary-key index of `rsc`).
+ * The row versions a composition of `rsc as <alias>` shows besides what the resource's read selects
+ * itself (its own row's, its medium's and its visible category's `xmin`, and its category chain's
+ * names: `ownVersions`), as one column of that read (a correlated subquery): the md5 of `reads` (the
+ * parameter itself) and of the row versions and visibility now of the resources asked for by id or by
+ * name (and their media), the categories asked for and their ancestors, and the resource's edges
+ * through `predicates` with their predicates and objects. Two reads with the same parameter get the
+ * same fingerprint exactly while none of those rows was written and none turned visible or invisible.
+ * Each row is looked up by a scalar subquery on its primary key or unique name (a missing one reads
+ * as `-`), so the plan is index lookups whatever the planner estimates (a join here was once planned
+ * as a merge join reading the whole primary-key index of `rsc`).
  *
  * ```sql
- * (WITH RECURSIVE k AS (SELECT $1::jsonb AS d), walk(id, depth) AS (…category chains…), ids AS (…)
- *  SELECT md5(…) FROM (SELECT 'r' || ids.id || ':' || coalesce((SELECT x.xmin::text || <visible x> FROM rsc x WHERE x.id = ids.id), '-') FROM ids UNION ALL …) f(t))
+ * (WITH RECURSIVE k AS (SELECT $1::jsonb AS d), walk(id, depth) AS (…categories asked for, up…), ids AS (…)
+ *  SELECT md5(…) FROM (SELECT 'e' || e.id || … FROM edge e WHERE e.subject_id = "r"."id" AND …
+ *  UNION ALL SELECT 'r' || ids.id || ':' || coalesce((SELECT x.xmin::text || <visible x> FROM rsc x WHERE x.id = ids.id), '-') FROM ids …) f(t))
  * ```
  */
-export function compositionFingerprint(alias: string, parameter: string): RawBuilder<string> {
+export function compositionFingerprint(alias: string, reads: string | undefined, predicates: readonly string[]): RawBuilder<string | null> {
   const own = (column: string) => sql.ref(`${alias}.${column}`);
-  const version = (table: string, as: string, where: RawBuilder<unknown>, visible: boolean) =>
-    sql`coalesce((SELECT ${sql.ref(`${as}.xmin`)}::text${visible ? sql` || ${visibleFlag(as)}` : sql``} FROM ${sql.table(table)} ${sql.ref(as)} WHERE ${where}), '-')`;
-  return sql<string>`(WITH RECURSIVE k AS (SELECT ${parameter}::jsonb AS d),
+  const parts: RawBuilder<unknown>[] = [];
+  if (predicates.length) {
+    parts.push(sql`SELECT 'e' || e.id || ':' || e.xmin::text || ':' || ${version('rsc', 'p', sql`p.id = e.predicate_id`, true)} || ':' || ${version('rsc', 'o', sql`o.id = e.object_id`, true)}
+      FROM edge e
+      WHERE e.subject_id = ${own('id')} AND e.predicate_id IN (SELECT p.id FROM rsc p WHERE p.name IN (${sql.join(predicates.map((p) => sql.lit(p)))}))`);
+  }
+  if (reads) {
+    parts.push(
+      sql`SELECT 'r' || ids.id || ':' || ${version('rsc', 'x', sql`x.id = ids.id`, true)} || ':' || ${version('medium', 'm', sql`m.rsc_id = ids.id`, false)} FROM ids`,
+      sql`SELECT 'n' || n.name || ':' || coalesce((SELECT x.id || ':' || x.xmin::text || ${visibleFlag('x')} FROM rsc x WHERE x.name = n.name), '-')
+        FROM (SELECT jsonb_array_elements_text(k.d->'names') FROM k) n(name)`,
+      sql`SELECT 'c' || w.id || ':' || ${version('category', 'c', sql`c.id = w.id`, false)} FROM (SELECT DISTINCT walk.id FROM walk) w`,
+    );
+  }
+  if (!parts.length) return sql<null>`NULL::text`;
+  const rows = sql`SELECT md5(${reads ? sql`(SELECT k.d::text FROM k) || ` : sql``}string_agg(f.t, ',' ORDER BY f.t)) FROM (${sql.join(parts, sql` UNION ALL `)}) f(t)`;
+  if (!reads) return sql<string | null>`(${rows})`;
+  return sql<string | null>`(WITH RECURSIVE k AS (SELECT ${reads}::jsonb AS d),
       walk(id, depth) AS (
-        SELECT c.id, 0 FROM category c WHERE c.id = ${own('category_id')}
-        UNION ALL
         SELECT c.id, 0 FROM category c WHERE c.id IN (SELECT jsonb_array_elements_text(k.d->'categories')::bigint FROM k)
         UNION ALL
         SELECT c.parent_id, walk.depth + 1 FROM walk JOIN category c ON c.id = walk.id
         WHERE c.parent_id IS NOT NULL AND walk.depth < ${sql.lit(MAX_CATEGORY_DEPTH)}
       ),
       ids(id) AS (
-        SELECT ${own('id')}
-        UNION SELECT jsonb_array_elements_text(k.d->'ids')::bigint FROM k
+        SELECT jsonb_array_elements_text(k.d->'ids')::bigint FROM k
         UNION SELECT walk.id FROM walk
       )
-    SELECT md5((SELECT k.d::text FROM k) || string_agg(f.t, ',' ORDER BY f.t)) FROM (
-      SELECT 'r' || ids.id || ':' || ${version('rsc', 'x', sql`x.id = ids.id`, true)} || ':' || ${version('medium', 'm', sql`m.rsc_id = ids.id`, false)} FROM ids
-      UNION ALL
-      SELECT 'n' || n.name || ':' || coalesce((SELECT x.id || ':' || x.xmin::text || ${visibleFlag('x')} FROM rsc x WHERE x.name = n.name), '-')
-      FROM (SELECT jsonb_array_elements_text(k.d->'names') FROM k) n(name)
-      UNION ALL
-      SELECT 'c' || w.id || ':' || ${version('category', 'c', sql`c.id = w.id`, false)} FROM (SELECT DISTINCT walk.id FROM walk) w
-      UNION ALL
-      SELECT 'e' || e.id || ':' || e.xmin::text || ':' || ${version('rsc', 'p', sql`p.id = e.predicate_id`, true)} || ':' || ${version('rsc', 'o', sql`o.id = e.object_id`, true)}
-      FROM edge e
-      WHERE e.subject_id = ${own('id')} AND e.predicate_id IN (SELECT p.id FROM rsc p WHERE p.name IN (SELECT jsonb_array_elements_text(k.d->'predicates') FROM k))
-    ) f(t))`;
+    ${rows})`;
+}
+
+/**
+ * The versions of what a resource's read selects itself and its composition shows: its own row, its
+ * medium and its anonymous-visible category (`r`, `m`, `cat` of `resourceReadColumns`), each `xmin`
+ * (null when absent).
+ */
+export function ownVersions() {
+  return sql<string>`r.xmin::text || ':' || coalesce(m.xmin::text, '-') || ':' || coalesce(cat.xmin::text, '-')`;
 }

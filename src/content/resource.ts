@@ -6,16 +6,25 @@ import { byRef, type ResourceRef } from './resource-ref.js';
 import { fromResourcesWithCategory, SUMMARY_COLUMNS } from './summaries.js';
 import { categoryChainColumn } from './composable-resources.js';
 import { reusableQuery } from '../db/reusable-query.js';
-import { compositionFingerprint } from './composition-reads.js';
+import { compositionFingerprint, ownVersions } from './composition-reads.js';
 
 /**
  * One anonymous-visible resource by id or unique name, with its category and medium; `undefined`
  * for missing, private, unpublished and out-of-window resources alike. Noindex resources are
  * readable here (direct reads allow them).
  */
-export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef, reads?: string) {
-  const { rows } = await db.executeQuery(reusableVisibleResource(db, { ref, reads }));
+export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef, exact?: ExactKeyReads) {
+  const { rows } = await db.executeQuery(reusableVisibleResource(db, { ref, exact: exact ? JSON.stringify(exact.predicates) : '', reads: exact?.reads }));
   return rows[0];
+}
+
+/**
+ * What a read selects for exact keys of its compositions (over tables only): the recorded reads of the
+ * reference's last compositions (`readsParameter`) and the credit predicates.
+ */
+export interface ExactKeyReads {
+  readonly reads: string | undefined;
+  readonly predicates: readonly string[];
 }
 
 /**
@@ -54,21 +63,23 @@ function visibleResourceQuery(db: Kysely<Database>, { ref }: { ref: ResourceRef 
  * The statement of {@link readVisibleResource}: {@link visibleResourceQuery} with what the read saw of
  * the content (for the build cache, which keeps its composed Markdown) and the stored settings the
  * composition uses (no read of their own): primary-key reads of the plugin's own one-row tables; with
- * `reads` (`readsParameter`, over the plugin's own tables only) the fingerprint of what its last
- * compositions read (`compositionFingerprint`).
+ * `exact` (the credit predicates as JSON; over tables only) the row versions of what its compositions
+ * show (`ownVersions`, and `compositionFingerprint` of `reads`, what its last compositions read).
  */
-function visibleResourceReadQuery(db: Kysely<Database>, { ref, reads }: { ref: ResourceRef; reads?: string | undefined }) {
+function visibleResourceReadQuery(db: Kysely<Database>, { ref, exact, reads }: { ref: ResourceRef; exact: string; reads?: string | undefined }) {
+  const predicates: string[] = exact ? JSON.parse(exact) : [];
   return visibleResourceQuery(db, { ref })
     .select([
       contentVersionColumn().as('content_version'),
       sql<Date>`now()`.as('db_now'),
       sql<unknown>`(SELECT s.settings FROM agent_discovery_settings s WHERE s.id)`.as('setting_values'),
       sql<string | null>`(SELECT s.version::text FROM agent_discovery_settings s WHERE s.id)`.as('settings_version'),
-      (reads ? compositionFingerprint('r', reads) : sql<string | null>`NULL::text`).as('composition_fingerprint'),
+      (exact ? ownVersions() : sql<string | null>`NULL::text`).as('own_versions'),
+      (exact ? compositionFingerprint('r', reads, predicates) : sql<string | null>`NULL::text`).as('composition_fingerprint'),
     ]);
 }
 
-const reusableVisibleResource = reusableQuery(visibleResourceReadQuery);
+const reusableVisibleResource = reusableQuery(visibleResourceReadQuery, ['exact']);
 const reusableResourceRead = reusableQuery(visibleResourceQuery);
 
 /**
@@ -84,4 +95,4 @@ export async function readVisibleResourceContent(db: Kysely<Database>, ref: Reso
 export type VisibleResourceRead = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;
 
 /** A row of {@link readVisibleResource}, as Kysely infers it: the resource's own columns. */
-export type ResourceRow = Omit<VisibleResourceRead, 'content_version' | 'db_now' | 'setting_values' | 'settings_version' | 'composition_fingerprint'>;
+export type ResourceRow = Omit<VisibleResourceRead, 'content_version' | 'db_now' | 'setting_values' | 'settings_version' | 'own_versions' | 'composition_fingerprint'>;

@@ -57,16 +57,19 @@ export async function readComposableResource(ctx: AgentContext, ref: ResourceRef
   const memo: CacheKey = ['composition-reads', typeof ref, ref];
   const covered = ctx.exactCompositions ? ctx.cache.peek<CompositionReads | 'too many'>(memo) ?? NO_READS : undefined;
   const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
-  const row = await readVisibleResource(ctx.db, ref, exact && readsParameter(exact, creditPredicates(ctx)));
+  const row = await readVisibleResource(ctx.db, ref, exact && { reads: readsParameter(exact), predicates: creditPredicates(ctx) });
   if (!row) return undefined;
   const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
-  const contentKey = ctx.exactCompositions
-    ? (row.composition_fingerprint ?? undefined)
-    : await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
+  const contentKey = exact
+    ? // The own row's, medium's and category's versions, the category chain's names (template selection), and the rest.
+      `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`
+    : ctx.exactCompositions
+      ? undefined
+      : await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
   return { row, key: { options, settings: settingsKey(options), contentKey, ...(exact ? { reads: { memo, covered: exact } } : {}) } };
 }
 
-const creditPredicates = (ctx: AgentContext) => [...ctx.options.authorPredicates, ...ctx.options.tagPredicates];
+const creditPredicates = (ctx: AgentContext) => [...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort();
 
 /** A build from a composition and what the composition read. */
 export interface Recorded<T> {
