@@ -53,7 +53,7 @@ async function serve(): Promise<void> {
   const server = site.app.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port, ids }));
   process.on('message', async () => {
     clearInterval(timer);
-    process.send!({ edits });
+    process.send!({ edits, cache: site.agent.cacheStats() });
     server.close();
     await site.close();
     process.exit(0);
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     }
   })();
   await Promise.all([...clients, full]);
-  const edits = await new Promise<{ edits: number }>((resolve) => {
+  const edits = await new Promise<{ edits: number; cache: Record<string, number> }>((resolve) => {
     child.once('message', resolve as never);
     child.send('stop');
   });
@@ -147,6 +147,8 @@ async function main(): Promise<void> {
   // Every route of the mix answers 200 when it works: a 4xx here means the bench asks wrongly.
   const refused = samples.filter((s) => s.status >= 400 && s.status < 500);
   write(`\n${samples.length} requests, ${edits.edits} edits; responses ≥ 500 or no response: ${failed.length}; 4xx: ${refused.length}`);
+  const c = edits.cache;
+  write(`build cache: ${c.hits} hits, ${c.builds} builds (${(c.hits / Math.max(1, c.hits + c.builds)).toFixed(3)} of lookups hit), ${c.dropped ?? 0} dropped, ${c.evictions} evicted, ${c.entries} entries`);
   process.exitCode = failed.length ? 1 : 0;
 }
 
