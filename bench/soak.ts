@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     }
   })();
   await Promise.all([...clients, full]);
-  const edits = await new Promise<{ edits: number; cache: Record<string, number> }>((resolve) => {
+  const edits = await new Promise<{ edits: number; cache: { hits: number; builds: number; dropped?: number; evictions: number; entries: number } }>((resolve) => {
     child.once('message', resolve as never);
     child.send('stop');
   });

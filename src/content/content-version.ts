@@ -47,6 +47,23 @@ export class ContentClock {
     return this.#enabled;
   }
 
+  /** The highest content version a read has seen (a bigint), for `wentBack`. */
+  #highest: bigint | undefined;
+
+  /**
+   * Whether `version`, as a read saw it, is below one seen before: the database was restored from an
+   * earlier backup (new versions are always past the previous one). Exact keys of compositions are row
+   * versions, which a physical restore brings back and later writes may reuse, so the caller drops
+   * what it kept. The first read after the restore says so; later ones compare with it.
+   */
+  wentBack(version: string | null): boolean {
+    if (version === null) return false;
+    const seen = BigInt(version);
+    const back = this.#highest !== undefined && seen < this.#highest;
+    if (back || this.#highest === undefined || seen > this.#highest) this.#highest = seen;
+    return back;
+  }
+
   /**
    * The key of the content a statement saw, or undefined when builds from it cannot be kept (the
    * version is not kept by every write, the database has no version, or it changed while the next

@@ -59,6 +59,8 @@ export async function readComposableResource(ctx: AgentContext, ref: ResourceRef
   const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
   const row = await readVisibleResource(ctx.db, ref, exact && { reads: readsParameter(exact), predicates: creditPredicates(ctx) });
   if (!row) return undefined;
+  // A restored backup brings back row versions that later writes may reuse: nothing kept survives it.
+  if (ctx.exactCompositions && ctx.contentClock.wentBack(row.content_version)) ctx.cache.clear();
   const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
   const contentKey = exact
     ? // The own row's, medium's and category's versions, the category chain's names (template selection), and the rest.
