@@ -108,14 +108,17 @@ export class BuildCache {
     this.#add(id, { value, size });
   }
 
-  /** Drops the entry of `key`, if any (a build found afterwards to be kept under too narrow a key). */
-  delete(key: CacheKey): void {
+  /**
+   * Drops the entry of `key`, if any (a build found afterwards not to be the content of its key);
+   * `dropped` counts it unless `counted` is false (a layer above a build already counted).
+   */
+  delete(key: CacheKey, counted = true): void {
     if (this.#limits === false) return;
     const id = key.join(SEPARATOR);
     const found = this.#entries.get(id);
     if (!found) return;
     this.#remove(id, found);
-    this.counts.dropped++;
+    if (counted) this.counts.dropped++;
   }
 
   /** Drops every entry (the content or the settings are known to have changed wholesale). */

@@ -95,9 +95,15 @@ export function readsParameter(reads: CompositionReads): string | undefined {
 
 const visibleFlag = (alias: string) => sql`CASE WHEN ${anonymousVisible(alias)} THEN '1' ELSE '0' END`;
 
-/** A row's version (and visibility now), looked up by a scalar subquery; `-` when there is no such row. */
-const version = (table: string, as: string, where: RawBuilder<unknown>, visible: boolean) =>
-  sql`coalesce((SELECT ${sql.ref(`${as}.xmin`)}::text${visible ? sql` || ${visibleFlag(as)}` : sql``} FROM ${sql.table(table)} ${sql.ref(as)} WHERE ${where}), '-')`;
+/**
+ * The versions (and visibility now) of the rows `where` finds, looked up by a scalar subquery; `-` when
+ * there is none. An aggregate, not a single value: a host's own tables need not make names or media
+ * unique, and a subquery answering two rows would fail the read.
+ */
+const version = (table: string, as: string, where: RawBuilder<unknown>, visible: boolean, withId = false) => {
+  const one = sql`${withId ? sql`${sql.ref(`${as}.id`)} || ':' || ` : sql``}${sql.ref(`${as}.xmin`)}::text${visible ? sql` || ${visibleFlag(as)}` : sql``}`;
+  return sql`coalesce((SELECT string_agg(${one}, ';' ORDER BY ${one}) FROM ${sql.table(table)} ${sql.ref(as)} WHERE ${where}), '-')`;
+};
 
 /**
  * The row versions a composition of `rsc as <alias>` shows besides what the resource's read selects
@@ -107,9 +113,9 @@ const version = (table: string, as: string, where: RawBuilder<unknown>, visible:
  * name (and their media), the categories asked for and their ancestors, and the resource's edges
  * through `predicates` with their predicates and objects. Two reads with the same parameter get the
  * same fingerprint exactly while none of those rows was written and none turned visible or invisible.
- * Each row is looked up by a scalar subquery on its primary key or unique name (a missing one reads
- * as `-`), so the plan is index lookups whatever the planner estimates (a join here was once planned
- * as a merge join reading the whole primary-key index of `rsc`).
+ * Each row is looked up by a scalar subquery on its key or name (a missing one reads as `-`), so the
+ * plan is index lookups whatever the planner estimates (a join here was once planned as a merge join
+ * reading the whole primary-key index of `rsc`).
  *
  * ```sql
  * (WITH RECURSIVE k AS (SELECT $1::jsonb AS d), walk(id, depth) AS (…categories asked for, up…), ids AS (…)
@@ -128,7 +134,7 @@ export function compositionFingerprint(alias: string, reads: string | undefined,
   if (reads) {
     parts.push(
       sql`SELECT 'r' || ids.id || ':' || ${version('rsc', 'x', sql`x.id = ids.id`, true)} || ':' || ${version('medium', 'm', sql`m.rsc_id = ids.id`, false)} FROM ids`,
-      sql`SELECT 'n' || n.name || ':' || coalesce((SELECT x.id || ':' || x.xmin::text || ${visibleFlag('x')} FROM rsc x WHERE x.name = n.name), '-')
+      sql`SELECT 'n' || n.name || ':' || ${version('rsc', 'x', sql`x.name = n.name`, true, true)}
         FROM (SELECT jsonb_array_elements_text(k.d->'names') FROM k) n(name)`,
       sql`SELECT 'c' || w.id || ':' || ${version('category', 'c', sql`c.id = w.id`, false)} FROM (SELECT DISTINCT walk.id FROM walk) w`,
     );

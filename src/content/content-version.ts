@@ -47,20 +47,21 @@ export class ContentClock {
     return this.#enabled;
   }
 
-  /** The highest content version a read has seen (a bigint), for `wentBack`. */
-  #highest: bigint | undefined;
+  /** The highest next transaction id a read has seen (a 64-bit bigint), for `wentBack`. */
+  #highestXid: bigint | undefined;
 
   /**
-   * Whether `version`, as a read saw it, is below one seen before: the database was restored from an
-   * earlier backup (new versions are always past the previous one). Exact keys of compositions are row
-   * versions, which a physical restore brings back and later writes may reuse, so the caller drops
-   * what it kept. The first read after the restore says so; later ones compare with it.
+   * Whether `nextXid` (`txid_snapshot_xmax(txid_current_snapshot())`, as a read saw it) is below one
+   * seen before: the database was restored from an earlier backup (transaction ids only grow, by 64
+   * bits, even across wraparound). Exact keys of compositions are row versions, which a physical restore
+   * brings back and later writes reuse, so the caller drops what it kept. Reads that lag behind (a
+   * replica) may say so too: that costs the cache, never an answer.
    */
-  wentBack(version: string | null): boolean {
-    if (version === null) return false;
-    const seen = BigInt(version);
-    const back = this.#highest !== undefined && seen < this.#highest;
-    if (back || this.#highest === undefined || seen > this.#highest) this.#highest = seen;
+  wentBack(nextXid: string | null): boolean {
+    if (nextXid === null) return false;
+    const seen = BigInt(nextXid);
+    const back = this.#highestXid !== undefined && seen < this.#highestXid;
+    if (back || this.#highestXid === undefined || seen > this.#highestXid) this.#highestXid = seen;
     return back;
   }
 

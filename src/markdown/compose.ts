@@ -55,6 +55,11 @@ export interface AgentHtml {
   contentComplete: boolean;
   /** The resource's absolute page URL: relative references in its content resolve against it. */
   documentUrl: string;
+  /**
+   * The render budget ran out (content may have been cut or references left unloaded for lack of
+   * time): another composition of the same content may come out complete, so this one is not kept.
+   */
+  timedOut: boolean;
 }
 
 export interface AgentMarkdown {
@@ -84,10 +89,10 @@ export async function renderAgentHtml(input: RenderAgentMarkdownInput): Promise<
   for (let pass = 1; ; pass++) {
     const rendered = composeContent(ctx, resource);
     const misses = accessor.takeMisses();
-    if (!misses.length) return { html: rendered.html, contentComplete: rendered.complete, documentUrl };
+    if (!misses.length) return { html: rendered.html, contentComplete: rendered.complete, documentUrl, timedOut: budget.expired };
     if (pass >= MAX_RENDER_PASSES || budget.expired) {
       // Resources still unknown read as absent: the content may miss what a template wanted from them.
-      return { html: rendered.html, contentComplete: false, documentUrl };
+      return { html: rendered.html, contentComplete: false, documentUrl, timedOut: budget.expired };
     }
     accessor.learn(await loader.visible(misses), misses);
   }
@@ -163,9 +168,20 @@ const inProcess = createMarkdownConverter({ workers: 0 });
  * ```
  */
 export async function renderAgentMarkdown(input: RenderAgentMarkdownInput): Promise<AgentMarkdown | undefined> {
+  const composed = await renderAgentHtml({ ...input, limits: resolveMarkdownLimits(input.limits) });
+  return composed && agentHtmlToMarkdown(composed, input);
+}
+
+/**
+ * The second half of `renderAgentMarkdown`: a composition's HTML converted with turndown within the
+ * limits (by `input.converter`, else in process), for a caller that composed with `renderAgentHtml`
+ * itself (to read the content in one transaction and convert outside it).
+ */
+export async function agentHtmlToMarkdown(
+  composed: AgentHtml,
+  input: Pick<RenderAgentMarkdownInput, 'baseUrl' | 'limits' | 'converter'>,
+): Promise<AgentMarkdown> {
   const limits = resolveMarkdownLimits(input.limits);
-  const composed = await renderAgentHtml({ ...input, limits });
-  if (!composed) return undefined;
   const converter = input.converter ?? inProcess;
   const converted = await converter.convert(composed.html, { baseUrl: input.baseUrl, documentUrl: composed.documentUrl }, limits);
   return { markdown: converted.markdown, contentComplete: composed.contentComplete && converted.complete };

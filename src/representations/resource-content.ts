@@ -3,7 +3,10 @@ import type { ResolvedOptions } from '../options.js';
 import { readVisibleResource, type ResourceRow, type VisibleResourceRead } from '../content/resource.js';
 import { localize } from '../content/language.js';
 import { namedEdgeEndpoints } from '../content/named-edges.js';
-import { renderAgentMarkdown, TemplateRenderError } from '../markdown/index.js';
+import { TemplateRenderError } from '../markdown/index.js';
+import { agentHtmlToMarkdown, renderAgentHtml, type AgentHtml } from '../markdown/compose.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import { databaseLoader, recordingLoader } from '../markdown/composition-context.js';
 import { covers, NO_READS, readsParameter, ReadsRecorder, union, type CompositionReads } from '../content/composition-reads.js';
 import type { ResourceRef } from '../content/resource-ref.js';
@@ -39,67 +42,97 @@ export interface ResourceReadKey {
   /** The content part of the key; undefined when nothing built from this read may be kept. */
   readonly contentKey: string | undefined;
   /**
-   * With exact keys (the plugin's own tables): the reads the statement's fingerprint covered, and the
-   * cache key they are remembered under for the next read of the same reference.
+   * With exact keys (content relations that are tables): the reads the statement's fingerprint
+   * covered, and the cache key they are remembered under for the next read of the same reference.
    */
   readonly reads?: { readonly memo: CacheKey; readonly covered: CompositionReads };
 }
 
 /**
  * Reads an anonymous-visible resource (`readVisibleResource`, the visibility check of every request)
- * and derives what builds from it are kept under. Over the plugin's own tables the key is exact: the
- * statement also computes the fingerprint of the rows the resource's last compositions read (the
- * resource, the resources and categories its templates asked for, its credits), so an edit elsewhere
- * keeps this resource's entries; over a host's views it is the content key of the whole content (its
- * version and publication window, `ContentClock`), undefined when the clock cannot vouch for it.
+ * and derives what builds from it are kept under. Over tables the key is exact: the statement also
+ * selects the row versions of what the resource's compositions show (the resource, its medium and
+ * category, the resources and categories its templates asked for last time, its credits), so an edit
+ * elsewhere keeps this resource's entries; over a host's views it is the content key of the whole
+ * content (its version and publication window, `ContentClock`), undefined when the clock cannot
+ * vouch for it.
  */
 export async function readComposableResource(ctx: AgentContext, ref: ResourceRef): Promise<{ row: VisibleResourceRead; key: ResourceReadKey } | undefined> {
   const memo: CacheKey = ['composition-reads', typeof ref, ref];
   const covered = ctx.exactCompositions ? ctx.cache.peek<CompositionReads | 'too many'>(memo) ?? NO_READS : undefined;
   const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
-  const row = await readVisibleResource(ctx.db, ref, exact && { reads: readsParameter(exact), predicates: creditPredicates(ctx) });
+  const row = await readVisibleResource(ctx.db, ref, exact && exactReads(ctx, exact));
   if (!row) return undefined;
-  // A restored backup brings back row versions that later writes may reuse: nothing kept survives it.
-  if (ctx.exactCompositions && ctx.contentClock.wentBack(row.content_version)) ctx.cache.clear();
+  // A restored backup brings back row versions that later writes reuse: nothing kept survives it.
+  if (ctx.exactCompositions && ctx.contentClock.wentBack(row.next_xid)) ctx.cache.clear();
   const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
   const contentKey = exact
-    ? // The own row's, medium's and category's versions, the category chain's names (template selection), and the rest.
-      `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`
+    ? exactKey(row)
     : ctx.exactCompositions
       ? undefined
       : await ctx.contentClock.key({ version: row.content_version, now: new Date(row.db_now) });
   return { row, key: { options, settings: settingsKey(options), contentKey, ...(exact ? { reads: { memo, covered: exact } } : {}) } };
 }
 
-const creditPredicates = (ctx: AgentContext) => [...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort();
+/** The exact key of a read: its own row's, medium's and category's versions, its category chain's names (template selection), and the fingerprint of the rest. */
+const exactKey = (row: VisibleResourceRead) => `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`;
 
-/** A build from a composition and what the composition read. */
+/** The credit predicates, sorted, once per options object. */
+const predicatesOf = new WeakMap<object, readonly string[]>();
+const exactReads = (ctx: AgentContext, reads: CompositionReads) => {
+  let predicates = predicatesOf.get(ctx.options);
+  if (!predicates) predicatesOf.set(ctx.options, (predicates = [...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort()));
+  return { reads: readsParameter(reads), predicates };
+};
+
+/** A build from a composition, what the composition read, and whether it may be kept. */
 export interface Recorded<T> {
   readonly value: T;
   readonly reads: CompositionReads;
+  /**
+   * False when the composition is not the content of the key it was looked up under (it read the
+   * content in a state other than the key's, or ran out of its render budget).
+   */
+  readonly keep: boolean;
 }
 
 /**
- * The value of `build` through the build cache under `entry`, kept only when the key covers what the
- * build read: a composition that read beyond the fingerprint's reads (a template asked for another
- * resource) is answered but dropped, and the reads remembered for the reference's next read, whose
- * fingerprint then covers them.
+ * The value of `build` through the build cache under `entry`, kept only when the build says it may be
+ * and the key covers what the build read: a composition that read beyond the fingerprint's reads (a
+ * template asked for another resource) is answered but dropped, and (`remember`, by the innermost
+ * layer) its reads are added to those remembered for the reference, so the next read's key covers them.
  */
-export async function keptIfCovered<T>(ctx: AgentContext, key: ResourceReadKey, entry: CacheKey, build: () => Promise<Recorded<T>>, sizeOf: (value: T) => number): Promise<Recorded<T>> {
+export async function keptIfCovered<T>(
+  ctx: AgentContext,
+  key: ResourceReadKey,
+  entry: CacheKey,
+  build: () => Promise<Recorded<T>>,
+  sizeOf: (value: T) => number,
+  remember: boolean,
+): Promise<Recorded<T>> {
   if (key.contentKey === undefined) return build();
   const { reads } = key;
   return ctx.cache.get(
     entry,
     async () => {
       const built = await build();
-      if (reads && !covers(reads.covered, built.reads)) {
-        ctx.cache.delete(entry);
-        ctx.cache.set(reads.memo, union(reads.covered, built.reads) ?? 'too many');
+      const covered = !reads || covers(reads.covered, built.reads);
+      if (!built.keep || !covered) {
+        ctx.cache.delete(entry, remember);
+        if (reads && !covered && remember) rememberReads(ctx, reads.memo, built.reads);
       }
       return built;
     },
     (built) => sizeOf(built.value),
   );
+}
+
+/** Adds `reads` to what is remembered under `memo` now (another build may have added to it meanwhile). */
+function rememberReads(ctx: AgentContext, memo: CacheKey, reads: CompositionReads): void {
+  const now = ctx.cache.peek<CompositionReads | 'too many'>(memo) ?? NO_READS;
+  if (now === 'too many') return;
+  const both = union(now, reads);
+  ctx.cache.set(memo, both ?? 'too many', both ? 2 * JSON.stringify(both).length : 16);
 }
 
 /**
@@ -109,7 +142,14 @@ export async function keptIfCovered<T>(ctx: AgentContext, key: ResourceReadKey, 
  * the caller's read, every request.
  */
 export async function resourceContent(ctx: AgentContext, row: ResourceRow, language: string, base: string, key: ResourceReadKey): Promise<Recorded<ResourceContent>> {
-  return keptIfCovered(ctx, key, ['resource-content', key.settings, key.contentKey ?? '', row.id, language, base], () => composeRecorded(ctx, row, language, base), contentWeight);
+  return keptIfCovered(
+    ctx,
+    key,
+    ['resource-content', key.settings, key.contentKey ?? '', row.id, language, base],
+    () => composeRecorded(ctx, row, language, base, key),
+    contentWeight,
+    true,
+  );
 }
 
 /** About the bytes an entry holds: the Markdown twice (UTF-16) and the credits. */
@@ -125,25 +165,48 @@ export async function composeResourceContent(ctx: AgentContext, row: ResourceRow
   return (await composeRecorded(ctx, row, language, base)).value;
 }
 
-/** {@link composeResourceContent}, with what the composition read (`recordingLoader`). */
-async function composeRecorded(ctx: AgentContext, row: ResourceRow, language: string, base: string): Promise<Recorded<ResourceContent>> {
-  const recorder = new ReadsRecorder();
-  const [composed, credits] = await Promise.all([composeMarkdown(ctx, row, language, base, recorder), resourceCredits(ctx, row.id, language)]);
-  return { value: { ...composed, ...credits, wordCount: wordCount(composed.markdown) }, reads: recorder.reads() };
+/**
+ * {@link composeResourceContent}, with what the composition read (`recordingLoader`) and whether it may
+ * be kept. With an exact key, the composition reads the content in one read-only `REPEATABLE READ`
+ * transaction whose first statement is the resource's read again: the composition is then the content
+ * of one snapshot, and it may be kept only when that snapshot's key is the one it was looked up under
+ * (a write, or a publication window passed, between the request's read and the composition makes it
+ * an answer, not an entry). The conversion to Markdown runs after the transaction.
+ */
+async function composeRecorded(ctx: AgentContext, row: ResourceRow, language: string, base: string, key?: ResourceReadKey): Promise<Recorded<ResourceContent>> {
+  const covered = key?.reads?.covered;
+  const read = async (db: Kysely<Database>) => {
+    const again = covered && (await readVisibleResource(db, row.id, exactReads(ctx, covered)));
+    const same = covered !== undefined && again !== undefined && exactKey(again) === key?.contentKey;
+    const source = again || row;
+    const recorder = new ReadsRecorder();
+    const credits = await resourceCredits(ctx, db, source.id, language);
+    const html = await composeHtml(ctx, db, source, language, base, recorder);
+    return { html, credits, reads: recorder.reads(), same };
+  };
+  const { html, credits, reads, same } = covered
+    ? await ctx.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read)
+    : await read(ctx.db);
+  const composed = await agentHtmlToMarkdown(html, { baseUrl: base, converter: ctx.markdown });
+  return {
+    value: { ...composed, ...credits, wordCount: wordCount(composed.markdown) },
+    reads,
+    keep: (covered === undefined || same) && !html.timedOut,
+  };
 }
 
-async function composeMarkdown(ctx: AgentContext, row: ResourceRow, language: string, base: string, recorder: ReadsRecorder) {
+/** The resource's templates rendered to HTML on `db` (the anonymous reads of composition), or a 404/503. */
+async function composeHtml(ctx: AgentContext, db: Kysely<Database>, row: ResourceRow, language: string, base: string, recorder: ReadsRecorder): Promise<AgentHtml> {
   try {
-    const composed = await renderAgentMarkdown({
-      db: ctx.db,
+    const composed = await renderAgentHtml({
+      db,
       env: ctx.templates,
       options: ctx.options,
       id: row.id,
       language,
       baseUrl: base,
-      converter: ctx.markdown,
-      loader: recordingLoader(databaseLoader(ctx.db), recorder),
-      // Read under the anonymous check moments ago by the route: composition need not read it again.
+      loader: recordingLoader(databaseLoader(db), recorder),
+      // Read under the anonymous check moments ago: composition need not read it again.
       resource: toComposable({ ...row, category: row.category_name }),
     });
     if (!composed) throw notFound();
@@ -155,9 +218,9 @@ async function composeMarkdown(ctx: AgentContext, row: ResourceRow, language: st
 }
 
 /** The resource's authors and tags, from the edges of the predicates the options name (one statement, none when both lists are empty). */
-async function resourceCredits(ctx: AgentContext, id: number, language: string): Promise<{ authors: Credit[]; tags: Credit[] }> {
+async function resourceCredits(ctx: AgentContext, db: Kysely<Database>, id: number, language: string): Promise<{ authors: Credit[]; tags: Credit[] }> {
   const { authorPredicates, tagPredicates, defaultLanguage } = ctx.options;
-  const endpoints = await namedEdgeEndpoints(ctx.db, id, [...new Set([...authorPredicates, ...tagPredicates])]);
+  const endpoints = await namedEdgeEndpoints(db, id, [...new Set([...authorPredicates, ...tagPredicates])]);
   const credits = (names: readonly string[]) => {
     const seen = new Set<number>();
     return endpoints

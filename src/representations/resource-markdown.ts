@@ -84,9 +84,9 @@ export async function markdownRepresentation(
   const lang = chooseLanguage(row.language, requested, ctx.options.defaultLanguage);
   const build = async () => {
     const content = await resourceContent(ctx, row, lang.language, base, key);
-    return { value: markdownDocument(ctx, row, lang, base, key.options, content.value), reads: content.reads };
+    return { value: markdownDocument(ctx, row, lang, base, key.options, content.value), reads: content.reads, keep: content.keep };
   };
   const entry = ['markdown', key.settings, key.contentKey ?? '', row.id, lang.language, requested, base];
-  const body = (await keptIfCovered(ctx, key, entry, build, (text) => text.length)).value;
+  const body = (await keptIfCovered(ctx, key, entry, build, (text) => text.length, false)).value;
   return { body, language: lang.language, id: row.id };
 }
