@@ -235,7 +235,7 @@ for (const backend of backends) {
 
       it('exports the HTML step: composed HTML with the resource page URL as document URL', async () => {
         const html = await renderAgentHtml(input(f.article));
-        assert.deepEqual(html, { html: '<h1>An article</h1><p>Article body</p>', contentComplete: true, documentUrl: `${BASE}/en/page/${f.article}` });
+        assert.deepEqual(html, { html: '<h1>An article</h1><p>Article body</p>', contentComplete: true, documentUrl: `${BASE}/en/page/${f.article}`, timedOut: false });
       });
     });
 
