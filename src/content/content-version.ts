@@ -47,22 +47,21 @@ export class ContentClock {
     return this.#enabled;
   }
 
-  /** The highest next transaction id a read has seen (a 64-bit bigint), for `wentBack`. */
-  #highestXid: bigint | undefined;
+  /** The server start the reads have seen (`pg_postmaster_start_time()`), for `serverChanged`. */
+  #serverStarted: string | undefined;
 
   /**
-   * Whether `nextXid` (`txid_snapshot_xmax(txid_current_snapshot())`, as a read saw it) is below one
-   * seen before: the database was restored from an earlier backup (transaction ids only grow, by 64
-   * bits, even across wraparound). Exact keys of compositions are row versions, which a physical restore
-   * brings back and later writes reuse, so the caller drops what it kept. Reads that lag behind (a
-   * replica) may say so too: that costs the cache, never an answer.
+   * Whether `started` (`pg_postmaster_start_time()` as a read saw it) differs from the one seen
+   * before: the database server was restarted, which a restored backup and a failover both imply. Exact
+   * keys of compositions are row versions, which a physical restore brings back and later writes reuse
+   * (as a promoted replica may, having missed the old primary's last transactions), so the caller drops
+   * what it kept. Reads spread over several replicas say so often: that costs the cache, never an answer.
    */
-  wentBack(nextXid: string | null): boolean {
-    if (nextXid === null) return false;
-    const seen = BigInt(nextXid);
-    const back = this.#highestXid !== undefined && seen < this.#highestXid;
-    if (back || this.#highestXid === undefined || seen > this.#highestXid) this.#highestXid = seen;
-    return back;
+  serverChanged(started: string | null): boolean {
+    if (started === null || started === this.#serverStarted) return false;
+    const changed = this.#serverStarted !== undefined;
+    this.#serverStarted = started;
+    return changed;
   }
 
   /**

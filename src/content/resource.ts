@@ -75,8 +75,8 @@ function visibleResourceReadQuery(db: Kysely<Database>, { ref, exact, reads }: {
       sql<unknown>`(SELECT s.settings FROM agent_discovery_settings s WHERE s.id)`.as('setting_values'),
       sql<string | null>`(SELECT s.version::text FROM agent_discovery_settings s WHERE s.id)`.as('settings_version'),
       (exact ? ownVersions() : sql<string | null>`NULL::text`).as('own_versions'),
-      // The next transaction id (64 bits): below one seen before, the database was restored from a backup.
-      (exact ? sql<string | null>`txid_snapshot_xmax(txid_current_snapshot())::text` : sql<string | null>`NULL::text`).as('next_xid'),
+      // The server's start: a restored backup or a failover starts another one (row versions may then repeat).
+      (exact ? sql<string | null>`pg_postmaster_start_time()::text` : sql<string | null>`NULL::text`).as('server_started'),
       (exact ? compositionFingerprint('r', reads, predicates) : sql<string | null>`NULL::text`).as('composition_fingerprint'),
     ]);
 }
@@ -97,4 +97,4 @@ export async function readVisibleResourceContent(db: Kysely<Database>, ref: Reso
 export type VisibleResourceRead = NonNullable<Awaited<ReturnType<typeof readVisibleResource>>>;
 
 /** A row of {@link readVisibleResource}, as Kysely infers it: the resource's own columns. */
-export type ResourceRow = Omit<VisibleResourceRead, 'content_version' | 'db_now' | 'setting_values' | 'settings_version' | 'own_versions' | 'next_xid' | 'composition_fingerprint'>;
+export type ResourceRow = Omit<VisibleResourceRead, 'content_version' | 'db_now' | 'setting_values' | 'settings_version' | 'own_versions' | 'server_started' | 'composition_fingerprint'>;

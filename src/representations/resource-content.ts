@@ -63,8 +63,8 @@ export async function readComposableResource(ctx: AgentContext, ref: ResourceRef
   const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
   const row = await readVisibleResource(ctx.db, ref, exact && exactReads(ctx, exact));
   if (!row) return undefined;
-  // A restored backup brings back row versions that later writes reuse: nothing kept survives it.
-  if (ctx.exactCompositions && ctx.contentClock.wentBack(row.next_xid)) ctx.cache.clear();
+  // A restored backup or a failover may bring back row versions that later writes reuse: nothing kept survives it.
+  if (ctx.exactCompositions && ctx.contentClock.serverChanged(row.server_started)) ctx.cache.clear();
   const { options } = mergeSettings(ctx.options, snapshotOf(ctx.db, row));
   const contentKey = exact
     ? exactKey(row)
