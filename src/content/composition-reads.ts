@@ -12,10 +12,12 @@ import { MAX_CATEGORY_DEPTH } from './composable-resources.js';
  * edges. The fingerprint covers, each with its row version (`xmin`, renewed by every write of the row)
  * and, for resources, whether it is anonymous-visible *now*:
  *
- * - the resource itself, its medium, and every resource asked for by id or by name, found or not (a
- *   resource that appears, is renamed onto a name asked for, is deleted, hidden, or whose publication
- *   window starts or ends without a write changes it);
- * - the categories of the resource and of every category asked for, up their parent chains;
+ * - the resource itself, its medium and its visible category (`ownVersions`: plain columns of the
+ *   read, with the category chain's names the read selects anyway);
+ * - every resource asked for by id or by name, found or not, and its medium (a resource that appears,
+ *   is renamed onto a name asked for, is deleted, hidden, or whose publication window starts or ends
+ *   without a write changes it), and every category asked for, up its parent chain
+ *   (`compositionFingerprint`);
  * - the resource's edges through the author and tag predicates, with the predicate and the object.
  *
  * Only tables have row versions; over a host's views the cache keys resources by the coarse content

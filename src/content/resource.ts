@@ -14,17 +14,18 @@ import { compositionFingerprint, ownVersions } from './composition-reads.js';
  * readable here (direct reads allow them).
  */
 export async function readVisibleResource(db: Kysely<Database>, ref: ResourceRef, exact?: ExactKeyReads) {
-  const { rows } = await db.executeQuery(reusableVisibleResource(db, { ref, exact: exact ? JSON.stringify(exact.predicates) : '', reads: exact?.reads }));
+  const { rows } = await db.executeQuery(reusableVisibleResource(db, { ref, exact: exact?.predicates ?? '', reads: exact?.reads }));
   return rows[0];
 }
 
 /**
  * What a read selects for exact keys of its compositions (over tables only): the recorded reads of the
- * reference's last compositions (`readsParameter`) and the credit predicates.
+ * reference's last compositions (`readsParameter`) and the credit predicates (a JSON array, a shape of
+ * the statement: computed once per options by the caller).
  */
 export interface ExactKeyReads {
   readonly reads: string | undefined;
-  readonly predicates: readonly string[];
+  readonly predicates: string;
 }
 
 /**

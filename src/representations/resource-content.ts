@@ -77,11 +77,14 @@ export async function readComposableResource(ctx: AgentContext, ref: ResourceRef
 /** The exact key of a read: its own row's, medium's and category's versions, its category chain's names (template selection), and the fingerprint of the rest. */
 const exactKey = (row: VisibleResourceRead) => `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`;
 
-/** The credit predicates, sorted, once per options object. */
-const predicatesOf = new WeakMap<object, readonly string[]>();
+/** The credit predicates, sorted, as a JSON array, once per options object. */
+const predicatesOf = new WeakMap<object, string>();
 const exactReads = (ctx: AgentContext, reads: CompositionReads) => {
   let predicates = predicatesOf.get(ctx.options);
-  if (!predicates) predicatesOf.set(ctx.options, (predicates = [...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort()));
+  if (predicates === undefined) {
+    predicates = JSON.stringify([...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort());
+    predicatesOf.set(ctx.options, predicates);
+  }
   return { reads: readsParameter(reads), predicates };
 };
 
