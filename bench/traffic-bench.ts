@@ -47,7 +47,9 @@ import { resolveOptions, type ResolvedTraffic } from '../src/options.js';
 import { TrafficCounts } from '../src/traffic/traffic-counts.js';
 import { addCounts } from '../src/traffic/traffic-store.js';
 import { createTrafficRecorder } from '../src/traffic/traffic-recorder.js';
-import { markResourceRead, markSurface } from '../src/traffic/traffic-mark.js';
+import { markResourceRead, markSurface, startMark } from '../src/traffic/traffic-mark.js';
+import { createIdentification } from '../src/policy/agent-control.js';
+import type { AgentIdentity } from '../src/traffic/agent-identity.js';
 import { costTargets, median, prepareDatabase, TYPICAL, type Target } from './cost-bench.js';
 import { buildTree, HERE } from './tree-server.js';
 
@@ -354,7 +356,7 @@ function fillCounts(counts: TrafficCounts, keys: number, everyMap: boolean): voi
   for (let i = 0; i < keys; i++) {
     const surface = SURFACES[i % SURFACES.length]!;
     const agent = `agent-${Math.floor(i / SURFACES.length)}`;
-    counts.addRequest({ time, agent, operator: 'Operator', purpose: 'training', verdict: 'unsigned', surface, tool: '', status: 200, robotsViolation: i % 7 === 0, resourceId: everyMap ? i + 1 : undefined });
+    counts.addRequest({ time, agent, operator: 'Operator', purpose: 'training', verdict: 'unverified', method: '', reason: '', outcome: 'served', surface, tool: '', status: 200, robotsViolation: i % 7 === 0, resourceId: everyMap ? i + 1 : undefined });
     if (everyMap) counts.addReferral(time, 'chatgpt', `/articles/${i}/a-landing-page-of-typical-length`);
   }
 }
@@ -476,16 +478,23 @@ async function memoryChild(): Promise<void> {
   const content = await openDatabase({ memory: true });
   await migrateToLatest(content.db);
   const options = resolveOptions({ siteTitle: 'Bench', database: { memory: true }, traffic: { flushIntervalMs: 300_000 } });
-  const recorder = await createTrafficRecorder({ options, db: content.db }, options.traffic as ResolvedTraffic);
-  const next: NextFunction = () => {};
+  const identification = createIdentification(options);
+  const recorder = await createTrafficRecorder({ options, db: content.db }, options.traffic as ResolvedTraffic, identification.identifier);
+  const identify = (req: Request): AgentIdentity => {
+    const c = identification.identifier.classify({ userAgent: req.headers['user-agent'], accept: req.headers.accept });
+    return { agent: c.agent, claimed: c.agent, operator: c.operator, purpose: c.purpose, known: c.known, verification: 'unverified', method: null, reason: null };
+  };
   // One request in three reads a resource (with `reads`: one of 100,000, so the resource keys reach maxKeys).
   const request = (i: number, userAgent: string, accept: string, reads: boolean) => {
     const { req, res } = fakeExchange(i, userAgent, accept);
-    void recorder.tap(req, res as unknown as Response, next);
+    startMark(req);
+    // What the agent gate does: identify (no signature, no address: the classification only), count at the end.
+    const who = identify(req);
     if (i % 3 === 0) {
       markSurface(req, 'resource-json');
       if (reads) markResourceRead(req, 1 + ((i * 7919) % MEMORY_USER_AGENTS));
     } else if (i % 3 === 1) markSurface(req, 'listing');
+    recorder.count(req, res as unknown as Response, who, Date.now());
     res.finish!();
   };
   const timed = (from: number, to: number, ua: (i: number) => string, accept: (i: number) => string, reads: boolean) => {

@@ -11,6 +11,7 @@ import * as rscVisibilityTrigger from './0009_rsc_visibility_trigger.js';
 import * as contentVersion from './0010_content_version.js';
 import * as contentVersionTriggers from './0011_content_version_triggers.js';
 import * as putResourceFunction from './0012_put_resource_function.js';
+import * as agentPolicy from './0013_agent_policy.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0010_content_version': contentVersion,
   '0011_content_version_triggers': contentVersionTriggers,
   '0012_put_resource_function': putResourceFunction,
+  '0013_agent_policy': agentPolicy,
 };
 
 /**
@@ -40,6 +42,7 @@ export const OWN_MIGRATIONS: Readonly<Record<string, string>> = Object.freeze({
   '0007_agent_traffic': 'agent_discovery_traffic',
   '0008_visibility_log': 'agent_discovery_visibility_log',
   '0010_content_version': 'agent_discovery_content_version',
+  '0013_agent_policy': 'agent_discovery_traffic',
 });
 
 /** The names of {@link OWN_MIGRATIONS}. */

@@ -10,6 +10,7 @@ import { createMarkdownConverter, type MarkdownConverter } from './markdown/conv
 import { createContinuationCodec, type ContinuationCodec } from './http/continuation.js';
 import { readContentUsage } from './settings/ai-preferences.js';
 import type { TrafficRecorder } from './traffic/traffic-recorder.js';
+import type { AgentControl } from './policy/agent-control.js';
 import { BuildCache } from './cache/build-cache.js';
 import { ContentClock } from './content/content-version.js';
 
@@ -33,6 +34,8 @@ export interface AgentContext {
   contentUsage(): Promise<string | undefined>;
   /** The counting of agent traffic (with the `traffic` option), else undefined. */
   readonly traffic: TrafficRecorder | undefined;
+  /** Who is asking and what they get: the identification, the agent policy, its gate (every route passes it first). */
+  readonly agents: AgentControl | undefined;
   /** The plugin's one cache of built answers (the `cache` option; see src/cache/build-cache.ts). */
   readonly cache: BuildCache;
   /** Keys of the content for that cache (the content version and the publication window). */
@@ -58,6 +61,7 @@ export function createContext(
   traffic?: TrafficRecorder,
   contentOwned = false,
   contentTables = false,
+  agents?: AgentControl,
 ): AgentContext {
   const contentVersioned = options.cache !== false && (options.cache.contentVersioned ?? contentOwned);
   return Object.freeze({
@@ -71,6 +75,7 @@ export function createContext(
     // The AI preferences are opt-in with robots.txt: a site without it pays no settings read per content response.
     contentUsage: options.robotsTxt ? () => readContentUsage(content.db, options) : noContentUsage,
     traffic,
+    agents,
     cache: new BuildCache(options.cache === false ? false : { maxEntries: options.cache.maxEntries, maxBytes: options.cache.maxBytes }),
     contentClock: new ContentClock(content.db, contentVersioned),
     exactCompositions: options.cache !== false && contentTables,

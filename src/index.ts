@@ -12,6 +12,8 @@ import { resolveOptions, type AgentDiscoveryOptions, type ResolvedOptions } from
 import { createMarkdownNotFound } from './http/markdown-not-found.js';
 import { createContentWriter, type ContentWriter } from './push/index.js';
 import { createTrafficRecorder } from './traffic/traffic-recorder.js';
+import { createAgentControl, createIdentification } from './policy/agent-control.js';
+import type { AgentDecision } from './policy/agent-gate.js';
 import { createMetricsRouter } from './traffic/metrics-router.js';
 import { readTrafficReport } from './traffic/read-traffic-report.js';
 import { parseSince, type TrafficReport } from './traffic/traffic-report.js';
@@ -93,6 +95,12 @@ export interface AgentDiscovery {
    * admin page's stored values over the options. Read from the database on every call.
    */
   settings(): Promise<EffectiveSettings>;
+  /**
+   * The agent policy's decision for a request the plugin does not route (the host's own API, say): who asks
+   * (verified, spoofed or unverified) and what the policy gives them (`status` 200, 403, 429 or 402). The
+   * plugin's routes and every page passing `linkHeaders` are decided already; this sends nothing.
+   */
+  decide(req: Request): Promise<AgentDecision>;
   /** Link-merging middleware; `app.use(agent.linkHeaders)` once, before the host's routes. */
   readonly linkHeaders: RequestHandler;
   /**
@@ -179,8 +187,10 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     statementTimeoutMs: options.budgetMs,
     textConfiguration: options.textSearch.configuration,
   });
-  const traffic = options.traffic ? await createTrafficRecorder({ options, db: database.db }, options.traffic) : undefined;
-  const ctx = createContext(options, database, traffic, contentOwned, contentTables);
+  const identification = createIdentification(options);
+  const traffic = options.traffic ? await createTrafficRecorder({ options, db: database.db }, options.traffic, identification.identifier) : undefined;
+  const agents = await createAgentControl({ options, db: database.db }, identification, traffic);
+  const ctx = createContext(options, database, traffic, contentOwned, contentTables, agents);
   const sendMarkdownIfPreferred = createSendMarkdownIfPreferred(ctx);
   const linkMiddleware = createLinkMiddleware(ctx);
   const notFound = createMarkdownNotFound({ cors: options.cors });
@@ -190,11 +200,10 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     router: createAgentRouter(ctx),
     adminRouter: createAdminRouter(ctx),
     settings: () => effectiveSettings(ctx),
-    linkHeaders: traffic
-      ? function linkHeaders(req: Request, res: Response, next: (error?: unknown) => void) {
-          traffic.tap(req, res, (error?: unknown) => (error ? next(error) : linkMiddleware(req, res, next)));
-        }
-      : linkMiddleware,
+    linkHeaders: function linkHeaders(req: Request, res: Response, next: (error?: unknown) => void) {
+      agents.gate.middleware(req, res, (error?: unknown) => (error ? next(error) : linkMiddleware(req, res, next)));
+    },
+    decide: (req: Request) => agents.decide(req),
     traffic: async (since?: string) => {
       if (!traffic) return undefined;
       const range = parseSince(since);
@@ -223,6 +232,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
     close: async () => {
       await indexNow?.close();
       await traffic?.close();
+      await agents.close();
       await ctx.markdown.close();
       await database.close();
     },

@@ -1,3 +1,5 @@
+import { parseAgentPolicy } from './policy/agent-policy.js';
+import { loadAgentCatalogue, type AgentEntry } from './traffic/agent-catalogue.js';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -765,6 +767,36 @@ export const optionsShape = {
       "count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent, operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md)",
   }),
   /**
+   * what each agent gets, said once and kept on every surface: `{ rules: [{ agent?, purpose?, verification?, path?,
+   * action, perMinute?, price? }] }`, ordered, first match wins, default allow; `action` is `allow`, `block` (403),
+   * `limit` (429 past `perMinute`) or `charge` (402 pay per crawl at `price` USD a request, verified agents only). The
+   * run-time setting of the same name (the admin's Policy page) replaces it. robots.txt, Content Signals, the
+   * `Content-Usage` header and the RSL licence (`/license.xml`) are written from it; see [Deciding what agents
+   * get](../guides/admin.md#deciding-what-agents-get).
+   * @default `{ rules: [] }` (every agent allowed)
+   */
+  agentPolicy: z.unknown().optional().register(optionDocs, {
+    default: '`{ rules: [] }` (every agent allowed)',
+    description:
+      'what each agent gets, said once and kept on every surface: `{ rules: [{ agent?, purpose?, verification?, path?, action, perMinute?, price? }] }`, ordered, first match wins, default allow; `action` is `allow`, `block` (403), `limit` (429 past `perMinute`) or `charge` (402 pay per crawl at `price` USD a request, verified agents only). The run-time setting of the same name (the admin\'s Policy page) replaces it. robots.txt, Content Signals, the `Content-Usage` header and the RSL licence (`/license.xml`) are written from it; see [Deciding what agents get](../guides/admin.md#deciding-what-agents-get)',
+  }),
+  /**
+   * how agents are verified: `rangesFile` (default: the package's `data/agent-ranges.json`, the operators' published IP
+   * ranges; `npx express-agent-discovery ranges --refresh` rewrites it and a running plugin reads it again within
+   * seconds), `reverseDns` (default `true`: reverse-then-forward DNS, off the request path, for operators that document
+   * it). The client address is Express's `req.ip`: set the host's `trust proxy` behind a proxy or CDN; see [Who is
+   * really asking](../guides/traffic.md#who-is-really-asking).
+   * @default `{ reverseDns: true }` with the package's ranges
+   */
+  verification: z
+    .strictObject({ rangesFile: z.string().min(1).optional(), reverseDns: z.boolean().optional() })
+    .default({})
+    .register(optionDocs, {
+      default: "`{ reverseDns: true }` with the package's ranges",
+      description:
+        'how agents are verified: `rangesFile` (default: the package\'s `data/agent-ranges.json`, the operators\' published IP ranges; `npx express-agent-discovery ranges --refresh` rewrites it and a running plugin reads it again within seconds), `reverseDns` (default `true`: reverse-then-forward DNS, off the request path, for operators that document it). The client address is Express\'s `req.ip`: set the host\'s `trust proxy` behind a proxy or CDN; see [Who is really asking](../guides/traffic.md#who-is-really-asking)',
+    }),
+  /**
    * the cache of built answers (discovery documents, llms.txt, llms-full.txt, composed Markdown), keyed by the settings
    * version, the content version (for a resource's composed Markdown over tables, not views: the row versions of
    * exactly what it shows), the public base and what else each was built from; `false` builds every answer per request.
@@ -809,6 +841,16 @@ export const optionsSchema = optionsObject
     }
     if (o.indexNow && !o.baseUrl) {
       ctx.addIssue({ code: 'custom', path: ['indexNow'], message: 'needs the baseUrl option (the public host the page URLs are submitted for)' });
+    }
+    if (o.agentPolicy !== undefined) {
+      let message: string | undefined;
+      try {
+        const parsed = parseAgentPolicy(o.agentPolicy, loadAgentCatalogue(o.traffic ? (o.traffic.agents as readonly AgentEntry[]) : []), 'agentPolicy');
+        if (!parsed.ok) message = parsed.message.replace(/^agentPolicy: /, '');
+      } catch (error) {
+        message = error instanceof Error ? error.message : String(error);
+      }
+      if (message) ctx.addIssue({ code: 'custom', path: ['agentPolicy'], message });
     }
     if (o.mcp && o.ard.name === MCP_ARD_NAME) {
       ctx.addIssue({ code: 'custom', path: ['ard', 'name'], message: `"${MCP_ARD_NAME}" names the MCP server's ARD entry when mcp is on; choose another name` });

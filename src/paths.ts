@@ -15,6 +15,8 @@ export const PATHS = {
   llmsFull: pathTemplate('/llms-full.txt'),
   /** Only with the `robotsTxt` option. */
   robotsTxt: pathTemplate('/robots.txt'),
+  /** Only with the `robotsTxt` option: the RSL 1.0 licence (`application/rsl+xml`) robots.txt's `License:` line names. */
+  licenseXml: pathTemplate('/license.xml'),
   /** Only with the `sitemap` option: the sitemap, or the index of its parts. */
   sitemap: pathTemplate('/sitemap.xml'),
   /** A part of a big site's sitemap: the listable resources from id `from` on. */

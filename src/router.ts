@@ -42,8 +42,9 @@ function malformedPathParameter(error: unknown, _req: Request, res: Response, ne
 export function createAgentRouter(ctx: AgentContext): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   const table = routeTable(ctx);
-  // First: count agent traffic (once per request, whichever of the plugin's middleware sees it first).
-  if (ctx.traffic) router.use(ctx.traffic.tap);
+  // First: who is asking and what the agent policy gives them, counted (once per request, whichever of the
+  // plugin's middleware sees it first), before anything is read.
+  if (ctx.agents) router.use(ctx.agents.gate.middleware);
   // With `cors`: the public answers of the table (its policy says so), and below, every other
   // path under /api/agent/ (its JSON 404).
   if (ctx.options.cors) {

@@ -32,6 +32,10 @@ holds<Equal<EffectiveSettings['crawlerRules'], string>>();
 function sample(name: SettingName): { fields: Record<string, string>; effective: unknown } {
   const field = SETTINGS[name].field;
   if (field.kind === 'choice') return { fields: { [name]: 'yes' }, effective: true };
+  if (name === 'agentPolicy') {
+    const policy = '{"rules":[{"purpose":"training","action":"block"}]}';
+    return { fields: { [name]: policy }, effective: policy };
+  }
   if (field.kind === 'rules') return { fields: { [name]: 'Disallow: /drafts/' }, effective: 'Disallow: /drafts/' };
   const value = name === 'sitemapUrl' ? '/a-sitemap.xml' : `Set for ${name}`;
   return { fields: { [`${name}_source`]: 'site', [name]: value }, effective: value };

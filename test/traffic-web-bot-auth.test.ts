@@ -132,7 +132,7 @@ describe('Web Bot Auth: verified', () => {
     const directory = await directoryServer(serveKeys([key.publicJwk]));
     const bots = verifier([directory.origin]);
     const result = await bots.verify(request(await librarySigned(key, `"${directory.origin}"`)));
-    assert.deepEqual(result, { verdict: 'verified', origin: directory.origin });
+    assert.deepEqual(result, { verdict: 'verified', origin: directory.origin, reason: null });
     assert.equal(directory.requests, 1);
   });
 
@@ -140,7 +140,7 @@ describe('Web Bot Auth: verified', () => {
     const key = await keyPair();
     const directory = await directoryServer(serveKeys([{ ...key.publicJwk, kid: key.keyid, use: 'sig' }]));
     const bots = verifier([`${directory.origin}/`]);
-    assert.deepEqual(await bots.verify(request(await dictionarySigned(key, directory.origin))), { verdict: 'verified', origin: directory.origin });
+    assert.deepEqual(await bots.verify(request(await dictionarySigned(key, directory.origin))), { verdict: 'verified', origin: directory.origin, reason: null });
   });
 
   it('headers in any case, a Signature beside five others (the web-bot-auth one is found)', async () => {
@@ -168,8 +168,8 @@ describe('Web Bot Auth: claimed (signed, not verified)', () => {
     const bytes = Buffer.from(/:(.+):/.exec(signed.signature)![1]!, 'base64');
     bytes[10]! ^= 1;
     const tampered = { ...signed, signature: `sig1=:${bytes.toString('base64')}:` };
-    assert.deepEqual(await bots.verify(request(tampered)), { verdict: 'claimed', origin: null });
-    assert.equal((await bots.verify(request(signed, 'https://elsewhere.example/articles/1'))).verdict, 'claimed');
+    assert.deepEqual(await bots.verify(request(tampered)), { verdict: 'claimed', origin: null, reason: 'bad-signature' });
+    assert.deepEqual(await bots.verify(request(signed, 'https://elsewhere.example/articles/1')), { verdict: 'claimed', origin: null, reason: 'bad-signature' });
     assert.equal((await bots.verify(request({ ...signed, 'signature-agent': `"${directory.origin}/"` }))).verdict, 'claimed');
   });
 
@@ -178,9 +178,9 @@ describe('Web Bot Auth: claimed (signed, not verified)', () => {
     const directory = await directoryServer(serveKeys([key.publicJwk]));
     const bots = verifier([directory.origin]);
     const expired = await librarySigned(key, `"${directory.origin}"`, { created: Date.now() - 120_000, expires: Date.now() - 60_000 });
-    assert.equal((await bots.verify(request(expired))).verdict, 'claimed');
+    assert.deepEqual(await bots.verify(request(expired)), { verdict: 'claimed', origin: null, reason: 'expired' });
     const future = await dictionarySigned(key, directory.origin, { created: seconds(Date.now()) + 3600 });
-    assert.equal((await bots.verify(request(future))).verdict, 'claimed');
+    assert.deepEqual(await bots.verify(request(future)), { verdict: 'claimed', origin: null, reason: 'expired' });
     assert.equal((await bots.verify(request(await dictionarySigned(key, directory.origin)))).verdict, 'verified');
   });
 
@@ -226,7 +226,9 @@ describe('Web Bot Auth: claimed (signed, not verified)', () => {
     const stranger = await directoryServer(serveKeys([key.publicJwk]));
     const bots = verifier([allowed.origin]);
     for (const agent of [`"${stranger.origin}"`, `g="${stranger.origin}"`, `"${stranger.origin}${SIGNATURES_DIRECTORY_PATH}"`]) {
-      assert.deepEqual(await bots.verify(request(await librarySigned(key, agent))), { verdict: 'claimed', origin: null });
+      const result = await bots.verify(request(await librarySigned(key, agent)));
+      // An origin off the list is named as such; a directory URL with a path is no directory member at all.
+      assert.deepEqual(result, { verdict: 'claimed', origin: null, reason: agent.startsWith('"') && !agent.includes(SIGNATURES_DIRECTORY_PATH) ? 'origin-not-allowed' : 'no-directory' });
     }
     assert.equal((await bots.verify(request(await dictionarySigned(key, stranger.origin)))).verdict, 'claimed');
     assert.equal(stranger.requests, 0);
@@ -244,10 +246,13 @@ describe('Web Bot Auth: claimed (signed, not verified)', () => {
     for (const agent of [`"${directory.origin}/keys"`, `"${directory.origin}?x=1"`]) {
       assert.equal((await bots.verify(request(await librarySigned(key, agent)))).verdict, 'claimed', agent);
     }
-    const jwksType = await dictionarySigned(key, directory.origin);
-    const typed = { ...jwksType, 'signature-agent': `g="${directory.origin}";type=jwks_uri` };
-    assert.equal((await bots.verify(request(typed))).verdict, 'claimed');
+    const otherType = await dictionarySigned(key, directory.origin);
+    const typed = { ...otherType, 'signature-agent': `g="${directory.origin}";type=keyring` };
+    assert.deepEqual(await bots.verify(request(typed)), { verdict: 'claimed', origin: null, reason: 'no-directory' });
     assert.equal(directory.requests, 0);
+    // The draft's `type=jwks_uri` names the allowed origin's keys too; relabelled after signing, it no longer checks.
+    const relabelled = { ...otherType, 'signature-agent': `g="${directory.origin}";type=jwks_uri` };
+    assert.deepEqual(await bots.verify(request(relabelled)), { verdict: 'claimed', origin: null, reason: 'bad-signature' });
   });
 
   it('a directory that does not answer in time: claimed within the timeout and a margin', { timeout: 5000 }, async () => {
@@ -321,7 +326,7 @@ describe('Web Bot Auth: unsigned', () => {
   it('no Signature and no Signature-Input: unsigned, even with a Signature-Agent', async () => {
     const directory = await directoryServer(serveKeys([]));
     const bots = verifier([directory.origin]);
-    assert.deepEqual(await bots.verify(request({ 'user-agent': 'Mozilla/5.0' })), { verdict: 'unsigned', origin: null });
+    assert.deepEqual(await bots.verify(request({ 'user-agent': 'Mozilla/5.0' })), { verdict: 'unsigned', origin: null, reason: null });
     assert.equal((await bots.verify(request({ 'signature-agent': `"${directory.origin}"` }))).verdict, 'unsigned');
     assert.equal((await bots.verify(request({ signature: undefined }))).verdict, 'unsigned');
     assert.equal((await bots.verify(request({ 'signature-input': 'sig1=()' }))).verdict, 'claimed');

@@ -5,6 +5,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './support/repo.js';
 import { webcrypto } from 'node:crypto';
 import { sql } from 'kysely';
 import { signatureHeaders } from 'web-bot-auth';
@@ -25,6 +27,8 @@ const UA = {
   secret: 'SecretCrawler/9.9 (+https://unique-ua-marker.example/bot)',
 } as const;
 
+const LOOPBACK_RANGES = path.join(REPO_ROOT, 'test/fixtures/loopback-ranges.json');
+
 interface Listening {
   origin: string;
   close(): Promise<void>;
@@ -32,7 +36,8 @@ interface Listening {
 
 /** The example site over an existing database (not seeded again), listening, with plugin options. */
 async function siteOver(content: TestDatabase, plugin: Partial<AgentDiscoveryOptions>): Promise<{ site: ExampleSite; web: Listening; close(): Promise<void> }> {
-  const site = await createExampleSite({ database: { kysely: content.db }, seed: false, plugin });
+  // GPTBot, OAI-SearchBot and Googlebot publish ranges; here loopback is theirs, so the tests' requests verify.
+  const site = await createExampleSite({ database: { kysely: content.db }, seed: false, plugin: { verification: { rangesFile: LOOPBACK_RANGES }, ...plugin } });
   const web = await listen(site.app);
   return { site, web, close: async () => (await web.close(), await site.close()) };
 }
@@ -149,7 +154,9 @@ for (const backend of backends) {
         assert.equal(user.purpose, 'user-fetch');
         assert.equal(user.requests, 6);
         assert.equal(user.verifiedShare, Math.round((2 / 6) * 1000) / 1000, 'only the two untampered signatures of the listed directory verify');
-        assert.equal(report.totals.verified, 2);
+        // Verified: the two good signatures, and the crawlers from their (here loopback) ranges: GPTBot 8, OAI-SearchBot 2, Googlebot 4.
+        assert.equal(report.totals.verified, 2 + 8 + 2 + 4);
+        assert.equal(gpt.verifiedShare, 1);
         assert.equal(unlisted.requests(), 0, 'no request reached the directory that is not on the list');
         assert.ok(listed.requests() >= 1 && listed.requests() <= 2, `the listed directory was fetched once per instance (${listed.requests()})`);
         // People: the browser visit and the unknown crawler, each under its class.
@@ -203,15 +210,22 @@ for (const backend of backends) {
           for (let i = 0; i < n; i++) out.push((await get(`${o}${path}`, await headers())).status);
           return out;
         };
-        assert.deepEqual(await statuses(() => ({ 'user-agent': UA.gptbot }), 3), [200, 200, 429]);
-        const limited = await get(`${o}${path}`, { 'user-agent': UA.gptbot });
+        // ClaudeBot's operator publishes no ranges: unverified, limited.
+        assert.deepEqual(await statuses(() => ({ 'user-agent': UA.claudebot }), 3), [200, 200, 429]);
+        const limited = await get(`${o}${path}`, { 'user-agent': UA.claudebot });
         assert.equal(limited.status, 429);
         assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
         assert.equal(limited.headers.get('cache-control'), 'no-store');
         assert.deepEqual(await statuses(() => ({ 'user-agent': UA.chrome }), 6), [200, 200, 200, 200, 200, 200], 'browsers are never limited');
+        // A decision never waits on a key directory: the first signed request of an uncached directory starts its
+        // fetch and is decided as unverified. A browser's signed request warms it here.
+        await get(`${o}${path}`, { 'user-agent': UA.chrome, ...(await signed(`${o}${path}`, listed)) });
+        await new Promise((resolve) => setTimeout(resolve, 300));
         assert.deepEqual(await statuses(() => signed(`${o}${path}`, listed).then((h) => ({ 'user-agent': UA.chatgptUser, ...h })), 4), [200, 200, 200, 200], 'a verified user fetch is never limited');
-        assert.equal((await get(`${o}${path}`, { 'user-agent': UA.chatgptUser })).status, 429, 'the same agent unsigned is');
-        assert.equal((await get(`${o}${path}`, { 'user-agent': UA.claudebot })).status, 200, 'per agent: ClaudeBot has its own bucket');
+        // Unsigned claims of the name share a bucket apart from the verified agent's: the verified requests above did not drain it.
+        assert.deepEqual(await statuses(() => ({ 'user-agent': UA.chatgptUser }), 2), [200, 429], 'the same agent unsigned is limited, in a bucket of its own');
+        assert.deepEqual(await statuses(() => signed(`${o}${path}`, listed).then((h) => ({ 'user-agent': UA.chatgptUser, ...h })), 2), [200, 200], 'and cannot drain the verified one');
+        assert.deepEqual(await statuses(() => ({ 'user-agent': UA.gptbot }), 4), [200, 200, 200, 200], 'GPTBot from its published range is verified, never limited');
       } finally {
         await r.close();
       }
@@ -261,7 +275,7 @@ for (const backend of backends) {
           const res = await fetch(`${web.origin}/metrics`);
           assert.equal(res.status, 200);
           assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-          assert.match(await res.text(), /agent_discovery_requests_total\{purpose="training",surface="llms-txt",status_class="2xx",verdict="unsigned"\} 1/);
+          assert.match(await res.text(), /agent_discovery_requests_total\{purpose="training",surface="llms-txt",status_class="2xx",verdict="verified"\} 1/);
           assert.equal((await fetch(`${web.origin}/off-metrics`)).status, 404);
         } finally {
           await web.close();

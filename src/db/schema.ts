@@ -38,6 +38,9 @@ export interface AgentTrafficTable {
   operator: string | null;
   purpose: string;
   verdict: string;
+  method: string;
+  reason: string;
+  outcome: string;
   surface: string;
   tool: string;
   status_class: number;
@@ -60,12 +63,28 @@ export interface AgentTrafficReferralTable {
   visits: string | number;
 }
 
+export interface AgentChargesTable {
+  hour: Date;
+  agent: string;
+  requests: string | number;
+  amount_micros: string | number;
+}
+
+export interface AgentPolicyLogTable {
+  id: Generated<string>;
+  changed_at: Generated<Date>;
+  policy: unknown;
+  summary: string;
+}
+
 /** The content schema the plugin reads, as Kysely sees it, and the plugin's own tables. */
 export interface Database {
   agent_discovery_settings: AgentSettingsTable;
   agent_discovery_traffic: AgentTrafficTable;
   agent_discovery_traffic_resource: AgentTrafficResourceTable;
   agent_discovery_traffic_referral: AgentTrafficReferralTable;
+  agent_discovery_charges: AgentChargesTable;
+  agent_discovery_policy_log: AgentPolicyLogTable;
   rsc: RscTable;
   category: CategoryTable;
   predicate_category: PredicateCategoryTable;

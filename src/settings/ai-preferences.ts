@@ -1,3 +1,5 @@
+import { blocksTraining } from '../policy/agent-policy.js';
+import { policyInForce } from '../policy/policy-settings.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
@@ -58,9 +60,16 @@ export function contentUsageValue(signals: ContentSignals): string | undefined {
   return set.length ? set.map((name) => `${AIPREF_LABELS[name]}=${signals[name] ? 'y' : 'n'}`).join(', ') : undefined;
 }
 
-/** The Content Signals in force (each `null` when set neither on the admin page nor by the `contentSignals` option). */
-export function contentSignalsOf(s: Pick<EffectiveSettings, 'contentSignalSearch' | 'contentSignalAiInput' | 'contentSignalAiTrain'>): ContentSignals {
-  return { search: s.contentSignalSearch ?? null, 'ai-input': s.contentSignalAiInput ?? null, 'ai-train': s.contentSignalAiTrain ?? null };
+/**
+ * The Content Signals in force (each `null` when set neither on the admin page nor by the `contentSignals`
+ * option), with what the agent policy enforces: a policy that blocks training crawlers says `ai-train=no`
+ * whatever the signal setting says (the signals never contradict what is enforced).
+ */
+export function contentSignalsOf(
+  s: Pick<EffectiveSettings, 'contentSignalSearch' | 'contentSignalAiInput' | 'contentSignalAiTrain' | 'agentPolicy'>,
+): ContentSignals {
+  const trainingBlocked = blocksTraining(policyInForce(s));
+  return { search: s.contentSignalSearch ?? null, 'ai-input': s.contentSignalAiInput ?? null, 'ai-train': trainingBlocked ? false : (s.contentSignalAiTrain ?? null) };
 }
 
 /**

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { ResolvedOptions } from '../options.js';
 import { DEFAULT_CRAWLER_RULES, formatCrawlerRules, parseCrawlerRules } from './crawler-rules.js';
 import { formatSiteLicense, parseSiteLicense, SITE_COPYRIGHT_MAX, SITE_LICENSE_TEXT_MAX } from './site-license.js';
+import { parseAgentPolicy } from '../policy/agent-policy.js';
+import { catalogueForPolicies } from '../traffic/agent-catalogue.js';
 
 /**
  * The run-time settings, defined once: each entry holds what is stored (its zod schema), the admin
@@ -85,6 +87,8 @@ const DESCRIPTION_MAX = 1000;
 const SITEMAP_MAX = 2000;
 const NOTES_MAX = 2000;
 const RULES_MAX = 4000;
+/** The agent policy as JSON text: 200 rules of a few hundred characters each. */
+const POLICY_MAX = 100_000;
 
 const signal = (name: string, meaning: string, option: 'search' | 'ai-input' | 'ai-train') =>
   choiceSetting<undefined>({
@@ -197,6 +201,33 @@ export const SETTINGS = Object.freeze({
     fromOptions: () => undefined,
     builtIn: DEFAULT_CRAWLER_RULES,
     option: null,
+  }),
+  agentPolicy: rulesSetting({
+    label: 'Agent policy',
+    help: 'what each agent gets, as JSON: {"rules": [{"purpose": "training", "action": "block"}, …]}, first match wins, default allow (the Policy page edits it with presets and a preview); empty for the agentPolicy option from the code',
+    // Stored as compact JSON of a policy that validates; none is null (the option applies).
+    schema: text('Agent policy', POLICY_MAX)
+      .transform((s, ctx) => {
+        if (s === '') return null;
+        let value: unknown;
+        try {
+          value = JSON.parse(s);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'Agent policy must be JSON such as {"rules": [{"purpose": "training", "action": "block"}]}' });
+          return z.NEVER;
+        }
+        const parsed = parseAgentPolicy(value, catalogueForPolicies(), 'Agent policy');
+        if (!parsed.ok) {
+          ctx.addIssue({ code: 'custom', message: parsed.message });
+          return z.NEVER;
+        }
+        return JSON.stringify(parsed.policy);
+      })
+      .nullable(),
+    field: { kind: 'rules', max: POLICY_MAX, rows: 6 },
+    fromOptions: (o) => (o.agentPolicy === undefined ? undefined : JSON.stringify(o.agentPolicy)),
+    builtIn: '{"rules":[]}',
+    option: 'agentPolicy',
   }),
   traffic: choiceSetting<boolean>({
     label: 'Count agent traffic',

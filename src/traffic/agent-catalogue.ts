@@ -28,6 +28,16 @@ const agentEntrySchema = z.strictObject({
   product: z.string().min(1),
   purpose,
   url: z.url().optional(),
+  /**
+   * The Web Bot Auth key directory origin the operator signs this agent's requests with (`https://chatgpt.com`):
+   * such an agent's unsigned (or badly signed) request, from outside its published ranges, is `spoofed`.
+   */
+  signatureAgent: z.url().optional(),
+  /**
+   * An HTTP library's token (axios, undici, python-httpx …): a library names no agent, so a request whose
+   * Accept puts Markdown first counts as a coding agent (Claude Code's fetch sends `axios/…`), not as the library.
+   */
+  library: z.boolean().optional(),
   /** A robots.txt token only (Google-Extended): kept for robots.txt, never matched against a user agent. */
   robotsOnly: z.boolean().optional(),
   /** The `sources[].name` documenting the entry's purpose. */
@@ -121,6 +131,22 @@ const SHIPPED: AgentCatalogue = deepFreeze(parseAgentCatalogue(JSON.parse(readFi
  */
 export function loadAgentCatalogue(extra: readonly AgentEntry[] = []): AgentCatalogue {
   if (extra.length === 0) return SHIPPED;
+  const loaded = mergeCatalogue(extra);
+  policyCatalogue = deepFreeze({ ...policyCatalogue, agents: [...new Map([...policyCatalogue.agents, ...loaded.agents].map((a) => [a.key, a])).values()] });
+  return loaded;
+}
+
+let policyCatalogue: AgentCatalogue = SHIPPED;
+
+/**
+ * The catalogue a stored agent policy's keys are checked against: the package's, with every host entry any
+ * plugin of this process loaded (the run-time setting has one schema, whichever plugin reads it).
+ */
+export function catalogueForPolicies(): AgentCatalogue {
+  return policyCatalogue;
+}
+
+function mergeCatalogue(extra: readonly AgentEntry[]): AgentCatalogue {
   const merged = new Map(SHIPPED.agents.map((entry) => [entry.key, entry]));
   const seen = new Set<string>();
   extra.forEach((raw, i) => {

@@ -64,7 +64,8 @@ function prefersMarkdownAccept(accept: string): boolean {
  * A classifier over a catalogue (see `loadAgentCatalogue`), compiled once: every user-agent token into
  * one RegExp, MCP client names into a map. In order, a request is:
  * 1. the catalogue agent whose token its user agent carries (the longest token found wins:
- *    `Claude-User (claude-code` over `Claude-User`);
+ *    `Claude-User (claude-code` over `Claude-User`), except that an HTTP library's token (`axios`) with an
+ *    Accept that prefers Markdown is `markdown-client`;
  * 2. else the agent of its MCP client name (`claude-code`, `cursor-vscode`);
  * 3. else `markdown-client` (a coding agent) when its Accept prefers Markdown to HTML;
  * 4. else `other-bot` when `isbot` calls its user agent a bot, `browser` when it reads as a browser,
@@ -82,9 +83,11 @@ function prefersMarkdownAccept(accept: string): boolean {
  */
 export function createRequestClassifier(catalogue: AgentCatalogue): (signals: RequestSignals) => AgentClassification {
   const byToken = new Map<string, AgentClassification>();
+  const libraries = new Set<AgentClassification>();
   for (const entry of catalogue.agents) {
     if (entry.robotsOnly) continue;
     const result = known(entry.key, entry.operator, entry.purpose);
+    if (entry.library) libraries.add(result);
     for (const token of entry.tokens) byToken.set(token.toLowerCase(), result);
   }
   const tokens = byToken.size ? tokenPattern([...byToken.keys()]) : /(?!)/g;
@@ -134,6 +137,8 @@ export function createRequestClassifier(catalogue: AgentCatalogue): (signals: Re
       if (memo.size >= CLASSIFICATION_MEMO_SIZE) memo.clear();
       memo.set(ua, byUserAgent);
     }
+    // An HTTP library names no agent: Markdown first in Accept says a coding agent sent it (Claude Code's `axios/…`).
+    if (libraries.has(byUserAgent)) return markdownClient && markdownFirst(accept) ? markdownClient : byUserAgent;
     if (byUserAgent.known) return byUserAgent;
     const client = mcpClient && byMcpClient.get(mcpClient.slice(0, MAX_MCP_CLIENT_CHARS).trim().toLowerCase());
     if (client) return client;

@@ -11,6 +11,9 @@ export interface RequestCount {
   operator: string | null;
   purpose: string;
   verdict: string;
+  method: string;
+  reason: string;
+  outcome: string;
   surface: string;
   tool: string;
   statusClass: number;
@@ -53,7 +56,14 @@ export interface CountedRequest {
   readonly agent: string;
   readonly operator: string | null;
   readonly purpose: string;
+  /** The verification state: `verified`, `spoofed`, `unverified`. */
   readonly verdict: string;
+  /** How it was verified (`signature`, `ranges`, `dns`), else ''. */
+  readonly method: string;
+  /** Why a signature did not verify, else ''. */
+  readonly reason: string;
+  /** What the agent policy did: `served`, `limited`, `blocked`, `charged`, `payment-required`. */
+  readonly outcome: string;
   readonly surface: string;
   readonly tool: string;
   readonly status: number;
@@ -91,11 +101,11 @@ export class TrafficCounts {
   addRequest(r: CountedRequest): void {
     const hour = hourOf(r.time);
     const statusClass = Math.trunc(r.status / 100);
-    const key = `${hour}${SEP}${r.agent}${SEP}${r.purpose}${SEP}${r.verdict}${SEP}${r.surface}${SEP}${r.tool}${SEP}${statusClass}`;
+    const key = `${hour}${SEP}${r.agent}${SEP}${r.purpose}${SEP}${r.verdict}${SEP}${r.method}${SEP}${r.reason}${SEP}${r.outcome}${SEP}${r.surface}${SEP}${r.tool}${SEP}${statusClass}`;
     let count = this.#requests.get(key);
     if (!count) {
       if (this.#requests.size >= this.maxKeys) return void this.#dropped++;
-      count = { hour, agent: r.agent, operator: r.operator, purpose: r.purpose, verdict: r.verdict, surface: r.surface, tool: r.tool, statusClass, requests: 0, robotsViolations: 0, lastSeen: r.time };
+      count = { hour, agent: r.agent, operator: r.operator, purpose: r.purpose, verdict: r.verdict, method: r.method, reason: r.reason, outcome: r.outcome, surface: r.surface, tool: r.tool, statusClass, requests: 0, robotsViolations: 0, lastSeen: r.time };
       this.#requests.set(key, count);
     }
     count.requests++;

@@ -36,7 +36,13 @@ export interface TrafficMark {
   mcpClient?: string;
   /** Not counted at all (the admin pages). */
   skip?: true;
+  /** What the agent policy did (`served` when unset). */
+  outcome?: TrafficOutcome;
 }
+
+/** What the agent policy (and the rate limits) did with a request. */
+export const TRAFFIC_OUTCOMES = ['served', 'limited', 'blocked', 'charged', 'payment-required'] as const;
+export type TrafficOutcome = (typeof TRAFFIC_OUTCOMES)[number];
 
 const MARK = Symbol('express-agent-discovery.traffic');
 
@@ -82,6 +88,12 @@ export function markMcpClient(req: object, name: string): void {
 export function skipTraffic(req: object): void {
   const mark = markOf(req);
   if (mark) mark.skip = true;
+}
+
+/** Marks what the agent policy did with a request. */
+export function markOutcome(req: object, outcome: TrafficOutcome): void {
+  const mark = markOf(req);
+  if (mark) mark.outcome = outcome;
 }
 
 /** The request's mark (undefined when it is not being counted). */

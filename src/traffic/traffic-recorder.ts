@@ -1,23 +1,23 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import { createRequire } from 'node:module';
 import type { Database } from '../db/schema.js';
-import type { AgentEntryInput, ResolvedTraffic } from '../options.js';
+import type { ResolvedTraffic } from '../options.js';
 import { effectiveSettings, type SettingsReader } from '../settings/effective-settings.js';
-import { loadAgentCatalogue, type AgentEntry } from './agent-catalogue.js';
-import { createRequestClassifier, type AgentClassification } from './classify-request.js';
-import { createBotVerifier, DEFAULT_SIGNATURE_AGENT_ORIGINS, type BotVerdict } from './web-bot-auth.js';
+import { identifiedRequest, type AgentIdentifier, type AgentIdentity } from './agent-identity.js';
 import { createReferralMatcher, landingPath } from './ai-referrals.js';
-import { createRateLimiter } from './rate-limit.js';
 import { TrafficCounts, type CountsBatch } from './traffic-counts.js';
 import { addCounts, pruneCounts } from './traffic-store.js';
-import { startMark, trafficMark, type TrafficSurface } from './traffic-mark.js';
+import { trafficMark, type TrafficSurface } from './traffic-mark.js';
 import { createTrafficMetrics, type TrafficMetrics } from './traffic-metrics.js';
 
 /** The counting of agent traffic of one plugin instance (with the `traffic` option). */
 export interface TrafficRecorder {
-  /** Counts the request once (whichever of the plugin's middleware sees it first) and applies the rate limits. */
-  readonly tap: RequestHandler;
+  /**
+   * Counts a request once it is answered, as the agent gate identified it (the gate calls this once per
+   * request). A signed request whose key directory was not cached yet is identified again, patiently, first.
+   */
+  count(req: Request, res: Response, identity: AgentIdentity, time: number): void;
   /** The counts not yet flushed (copies). */
   pending(): { batch: CountsBatch; requests: number };
   /** Writes the counts so far (also every `flushIntervalMs`). */
@@ -58,15 +58,15 @@ const header = (req: Request, name: string): string | undefined => {
 const targetOf = (req: Request): string => req.originalUrl ?? req.url;
 
 /**
- * Creates the recorder: the catalogue (the package's and `traffic.agents`), the Web Bot Auth verifier
- * (the default origins and `traffic.signatureAgents`), the rate limits, the in-memory counts and their
- * flush timer. Reads the settings once first (the switch and the crawler rules).
+ * Creates the recorder: the in-memory counts and their flush timer, the referral matcher, the metrics.
+ * Reads the settings once first (the switch and the crawler rules). Who asked comes from the agent gate.
  */
-export async function createTrafficRecorder(ctx: SettingsReader & { readonly db: Kysely<Database> }, traffic: ResolvedTraffic): Promise<TrafficRecorder> {
-  const classify = createRequestClassifier(loadAgentCatalogue(traffic.agents as readonly AgentEntryInput[] as readonly AgentEntry[]));
-  const verifier = createBotVerifier({ allowedOrigins: [...new Set([...DEFAULT_SIGNATURE_AGENT_ORIGINS, ...traffic.signatureAgents])] });
+export async function createTrafficRecorder(
+  ctx: SettingsReader & { readonly db: Kysely<Database> },
+  traffic: ResolvedTraffic,
+  identifier: AgentIdentifier,
+): Promise<TrafficRecorder> {
   const referrer = createReferralMatcher();
-  const limiter = createRateLimiter(traffic.rateLimits);
   const counts = new TrafficCounts(traffic.maxKeys);
   const metrics = createTrafficMetrics(() => counts.peek());
   const robotsOn = ctx.options.robotsTxt;
@@ -87,78 +87,52 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
     }
   }
 
-  function violates(req: Request, c: AgentClassification, surface: TrafficSurface): boolean {
-    if (!rules || c.purpose === 'browser' || c.purpose === 'unknown' || surface === 'robots-txt') return false;
+  function violates(req: Request, purpose: string, surface: TrafficSurface): boolean {
+    if (!rules || purpose === 'browser' || purpose === 'unknown' || surface === 'robots-txt') return false;
     const target = targetOf(req);
     if (target.length > MAX_ROBOTS_URL_CHARS || !target.startsWith('/')) return false;
     return rules.robots.isDisallowed(`http://robots.invalid${target}`, 'agent') === true;
   }
 
-  const signed = (req: Request) => req.headers['signature'] !== undefined || req.headers['signature-input'] !== undefined;
-
-  function verify(req: Request): Promise<BotVerdict> {
-    const url = `${req.protocol}://${header(req, 'host') ?? 'invalid'}${targetOf(req)}`;
-    return verifier.verify({ method: req.method, url, headers: req.headers }).then((v) => v.verdict);
-  }
-
-  function record(req: Request, res: Response, byUserAgent: AgentClassification, time: number): void {
+  function add(req: Request, res: Response, who: AgentIdentity, time: number): void {
     const mark = trafficMark(req);
-    if (mark?.skip) return;
-    const c = mark?.mcpClient ? classify({ userAgent: header(req, 'user-agent'), accept: header(req, 'accept'), mcpClient: mark.mcpClient }) : byUserAgent;
     const surface = res.statusCode === 404 && !mark?.surface ? 'not-found' : (mark?.surface ?? answeredSurface(res));
-    const violation = violates(req, c, surface);
-    const add = (verdict: BotVerdict) => {
-      counts.addRequest({
-        time,
-        agent: c.agent,
-        operator: c.operator,
-        purpose: c.purpose,
-        verdict,
-        surface,
-        tool: mark?.tool ?? '',
-        status: res.statusCode,
-        robotsViolation: violation,
-        resourceId: mark?.resourceId,
-      });
-    };
-    if (c.purpose === 'browser' && surface === 'page-html' && res.statusCode < 300) {
+    counts.addRequest({
+      time,
+      agent: who.agent,
+      operator: who.operator,
+      purpose: who.purpose,
+      verdict: who.verification,
+      method: who.method ?? '',
+      reason: who.reason ?? '',
+      outcome: mark?.outcome ?? 'served',
+      surface,
+      tool: mark?.tool ?? '',
+      status: res.statusCode,
+      robotsViolation: violates(req, who.purpose, surface),
+      resourceId: mark?.resourceId,
+    });
+    if (who.purpose === 'browser' && surface === 'page-html' && res.statusCode < 300) {
       const query = targetOf(req).split('?')[1] ?? '';
       const assistant = referrer(header(req, 'referer'), query);
-      if (assistant) {
-        counts.addReferral(time, assistant, landingPath(req.path));
-      }
+      if (assistant) counts.addReferral(time, assistant, landingPath(req.path));
     }
-    if (!signed(req)) return add('unsigned');
-    // Off the request path: the count waits for the verdict (bounded by the verifier's timeout).
-    const pending = verify(req).then(add, () => add('claimed'));
+  }
+
+  function count(req: Request, res: Response, identity: AgentIdentity, time: number): void {
+    if (!enabled || trafficMark(req)?.skip) return;
+    const mcpClient = trafficMark(req)?.mcpClient;
+    if (identity.reason !== 'not-cached' && !mcpClient) return add(req, res, identity, time);
+    // Off the request path: the count waits for the key directory (bounded by the verifier's timeout), or
+    // takes the MCP client's name into account.
+    const request = identifiedRequest(req, mcpClient);
+    const pending = identifier.identifyPatiently(request).then(
+      (who) => add(req, res, who, time),
+      () => add(req, res, identity, time),
+    );
     inFlight.add(pending);
     void pending.finally(() => inFlight.delete(pending));
   }
-
-  async function limited(req: Request, c: AgentClassification): Promise<number> {
-    if (c.purpose === 'browser' || !limiter.limits(c.purpose)) return 0;
-    const wait = limiter.take(c.purpose, c.agent, Date.now());
-    if (wait === 0) return 0;
-    // Over the limit: a request that verifies is never limited (only then is the verifier asked).
-    return signed(req) && (await verify(req)) === 'verified' ? 0 : wait;
-  }
-
-  const tap: RequestHandler = function countAgentTraffic(req: Request, res: Response, next: NextFunction) {
-    if (!enabled || !startMark(req)) return next();
-    const time = Date.now();
-    const c = classify({ userAgent: header(req, 'user-agent'), accept: header(req, 'accept') });
-    res.once('finish', () => record(req, res, c, time));
-    if (!limiter.limits(c.purpose)) return next();
-    limited(req, c).then(
-      (wait) => {
-        if (wait === 0) return next();
-        res.status(429).setHeader('Retry-After', String(wait));
-        res.setHeader('Cache-Control', 'no-store');
-        res.type('text/plain').send(`Too many requests from ${c.purpose} agents: retry after ${wait} s. This site's robots.txt and Content Signals say what it allows.\n`);
-      },
-      next,
-    );
-  };
 
   async function flush(): Promise<void> {
     if (flushing) return flushing;
@@ -193,7 +167,7 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
   timer.unref();
 
   return Object.freeze({
-    tap,
+    count,
     pending: () => ({ batch: counts.peek(), requests: counts.pending }),
     flush,
     active: () => enabled,
@@ -202,7 +176,6 @@ export async function createTrafficRecorder(ctx: SettingsReader & { readonly db:
     async close() {
       clearInterval(timer);
       await Promise.allSettled([...inFlight]);
-      verifier.close();
       await flush();
     },
   });

@@ -30,12 +30,12 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function addCounts(db: Kysely<Database>, batch: CountsBatch): Promise<void> {
   for (const rows of chunks(batch.requests)) {
-    const json = JSON.stringify(rows.map((r) => [r.hour, r.agent, r.operator, r.purpose, r.verdict, r.surface, r.tool, r.statusClass, r.requests, r.robotsViolations, r.lastSeen]));
+    const json = JSON.stringify(rows.map((r) => [r.hour, r.agent, r.operator, r.purpose, r.verdict, r.surface, r.tool, r.statusClass, r.requests, r.robotsViolations, r.lastSeen, r.method, r.reason, r.outcome]));
     await sql`
-      INSERT INTO agent_discovery_traffic (hour, agent, operator, purpose, verdict, surface, tool, status_class, requests, robots_violations, last_seen)
-      SELECT to_timestamp((e->>0)::bigint / 1000.0), e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, (e->>7)::smallint, (e->>8)::bigint, (e->>9)::bigint, to_timestamp((e->>10)::bigint / 1000.0)
+      INSERT INTO agent_discovery_traffic (hour, agent, operator, purpose, verdict, surface, tool, status_class, requests, robots_violations, last_seen, method, reason, outcome)
+      SELECT to_timestamp((e->>0)::bigint / 1000.0), e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, (e->>7)::smallint, (e->>8)::bigint, (e->>9)::bigint, to_timestamp((e->>10)::bigint / 1000.0), e->>11, e->>12, e->>13
       FROM jsonb_array_elements(${json}::jsonb) AS e
-      ON CONFLICT (hour, agent, purpose, verdict, surface, tool, status_class) DO UPDATE SET
+      ON CONFLICT (hour, agent, purpose, verdict, method, reason, outcome, surface, tool, status_class) DO UPDATE SET
         requests = agent_discovery_traffic.requests + excluded.requests,
         robots_violations = agent_discovery_traffic.robots_violations + excluded.robots_violations,
         last_seen = greatest(agent_discovery_traffic.last_seen, excluded.last_seen),
@@ -95,6 +95,9 @@ export async function readCounts(db: Kysely<Database>, since: Date, until: Date)
       operator: r.operator,
       purpose: r.purpose,
       verdict: r.verdict,
+      method: r.method,
+      reason: r.reason,
+      outcome: r.outcome,
       surface: r.surface,
       tool: r.tool,
       statusClass: Number(r.status_class),

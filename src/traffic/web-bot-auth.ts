@@ -52,6 +52,22 @@ export interface BotVerifierOptions {
 /** `verified`: checks against an allowed directory; `claimed`: signed, not verified; `unsigned`: no signature. */
 export type BotVerdict = 'verified' | 'claimed' | 'unsigned';
 
+/**
+ * Why a signed request is only `claimed`: `no-directory` (no usable `Signature-Agent` member covered by the
+ * signature), `origin-not-allowed` (its directory is not on the allowed list), `wrong-host` (the signature
+ * does not bind the request's authority), `expired` (outside `created`..`expires`, or no key id),
+ * `key-not-found` (the directory has no such key, or could not be fetched), `not-cached` (only with
+ * `cachedOnly`: the directory is not in the cache yet; a fetch has started), `bad-signature`.
+ */
+export type ClaimReason = 'no-directory' | 'origin-not-allowed' | 'wrong-host' | 'expired' | 'key-not-found' | 'not-cached' | 'bad-signature';
+
+/** A verdict with the origin it was verified against and, when only claimed, why. */
+export interface BotCheck {
+  readonly verdict: BotVerdict;
+  readonly origin: string | null;
+  readonly reason: ClaimReason | null;
+}
+
 /** What a request is checked on: its method, its absolute URL (built from the `Host` it arrived with) and its headers. */
 export interface SignedRequestLike {
   readonly method: string;
@@ -64,7 +80,7 @@ export interface BotVerifier {
    * Resolves the verdict of one request, and the allowed origin it was verified against (else `null`).
    * Never rejects; may wait for a key directory (up to `timeoutMs`), so callers await it after answering.
    */
-  verify(request: SignedRequestLike): Promise<{ verdict: BotVerdict; origin: string | null }>;
+  verify(request: SignedRequestLike, mode?: { cachedOnly?: boolean }): Promise<BotCheck>;
   /** Aborts directory fetches in flight and forgets the cache; later signed requests are `claimed`. */
   close(): void;
 }
@@ -124,14 +140,15 @@ export function createBotVerifier(options: BotVerifierOptions): BotVerifier {
     now,
   });
   return {
-    async verify(request) {
+    async verify(request, mode) {
       try {
         const fields = signatureFields(request.headers);
-        if (!fields) return { verdict: 'unsigned', origin: null };
-        const origin = await verifySignatures(request, fields, { allowed, now, keysFor: directories.keysFor });
-        return origin ? { verdict: 'verified', origin } : { verdict: 'claimed', origin: null };
+        if (!fields) return { verdict: 'unsigned', origin: null, reason: null };
+        const keysFor = mode?.cachedOnly ? directories.cachedKeysFor : directories.keysFor;
+        const result = await verifySignatures(request, fields, { allowed, now, keysFor });
+        return typeof result === 'string' ? { verdict: 'verified', origin: result, reason: null } : { verdict: 'claimed', origin: null, reason: result.reason };
       } catch {
-        return { verdict: 'claimed', origin: null };
+        return { verdict: 'claimed', origin: null, reason: 'bad-signature' };
       }
     },
     close() {
@@ -193,18 +210,25 @@ function signatureFields(headers: SignedRequestLike['headers']): SignatureFields
 interface VerifyContext {
   readonly allowed: ReadonlySet<string>;
   readonly now: () => number;
-  readonly keysFor: (origin: string) => Promise<DirectoryKeys | null>;
+  readonly keysFor: (origin: string) => Promise<DirectoryKeys | null | 'not-cached'>;
 }
 
-/** The allowed origin the first Web Bot Auth signature that checks was verified against, else `null`. */
-async function verifySignatures(request: SignedRequestLike, fields: SignatureFields, context: VerifyContext): Promise<string | null> {
+/** The most telling reason among a request's signatures (the one that got furthest). */
+const REASON_ORDER: readonly ClaimReason[] = ['no-directory', 'origin-not-allowed', 'wrong-host', 'expired', 'not-cached', 'key-not-found', 'bad-signature'];
+
+/** The allowed origin the first Web Bot Auth signature that checks was verified against, else why none did. */
+async function verifySignatures(request: SignedRequestLike, fields: SignatureFields, context: VerifyContext): Promise<string | { reason: ClaimReason }> {
   const { signature, input, agent } = fields;
-  if (!agent || Math.max(signature.length, input.length, agent.length) > MAX_FIELD_CHARS) return null;
+  if (!agent || Math.max(signature.length, input.length, agent.length) > MAX_FIELD_CHARS) return { reason: 'no-directory' };
+  let reason: ClaimReason = 'bad-signature';
+  let furthest = -1;
   for (const candidate of webBotAuthSignatures(input, signature)) {
-    const origin = await verifyCandidate(request, candidate, agent, context).catch(() => null);
-    if (origin) return origin;
+    const result = await verifyCandidate(request, candidate, agent, context).catch((): { reason: ClaimReason } => ({ reason: 'bad-signature' }));
+    if (typeof result === 'string') return result;
+    const rank = REASON_ORDER.indexOf(result.reason);
+    if (rank > furthest) [furthest, reason] = [rank, result.reason];
   }
-  return null;
+  return { reason: furthest < 0 ? 'bad-signature' : reason };
 }
 
 interface Candidate {
@@ -228,13 +252,18 @@ function webBotAuthSignatures(input: string, signature: string): Candidate[] {
   return candidates;
 }
 
-async function verifyCandidate(request: SignedRequestLike, candidate: Candidate, agentField: string, context: VerifyContext): Promise<string | null> {
+async function verifyCandidate(request: SignedRequestLike, candidate: Candidate, agentField: string, context: VerifyContext): Promise<string | { reason: ClaimReason }> {
   const covered = coveredComponents(candidate.input);
-  const agent = covered && signatureAgent(covered, candidate.label, agentField, context.allowed);
-  const keyid = agent && checkedKeyid(candidate.input[1], context.now());
-  if (!agent || !keyid) return null;
-  const key = usableKey(await context.keysFor(agent.origin), keyid, context.now());
-  if (!key) return null;
+  if (!covered) return { reason: 'wrong-host' };
+  const agent = signatureAgent(covered, candidate.label, agentField, context.allowed);
+  if (agent === null) return { reason: 'no-directory' };
+  if (agent === 'not-allowed') return { reason: 'origin-not-allowed' };
+  const keyid = checkedKeyid(candidate.input[1], context.now());
+  if (!keyid) return { reason: 'expired' };
+  const keys = await context.keysFor(agent.origin);
+  if (keys === 'not-cached') return { reason: 'not-cached' };
+  const key = usableKey(keys, keyid, context.now());
+  if (!key) return { reason: 'key-not-found' };
   await verifyWebBotAuth(messageFor(request, candidate, agent.componentValue), key.check);
   return agent.origin;
 }
@@ -279,7 +308,7 @@ function signatureAgent(
   label: string,
   field: string,
   allowed: ReadonlySet<string>,
-): { origin: string; componentValue: string } | null {
+): { origin: string; componentValue: string } | 'not-allowed' | null {
   const agents = covered.filter(([name]) => name === 'signature-agent');
   const chosen = agents.length === 1 ? agents[0] : agents.find(([, params]) => params.get('key') === label);
   if (!chosen) return null;
@@ -288,7 +317,12 @@ function signatureAgent(
   let member: Item;
   let componentValue = field;
   if (key === undefined) {
-    member = parseItem(field);
+    // The legacy form: the whole field is one String (a dictionary here names no directory without `;key=`).
+    try {
+      member = parseItem(field);
+    } catch {
+      return null;
+    }
   } else {
     const found = typeof key === 'string' ? parseDictionary(field).get(key) : undefined;
     if (!found || isInnerList(found)) return null;
@@ -296,9 +330,22 @@ function signatureAgent(
     componentValue = serializeItem(found);
   }
   const type = member[1].get('type');
-  const directoryType = type === undefined || ((type instanceof Token || typeof type === 'string') && String(type) === 'directory');
-  const origin = typeof member[0] === 'string' && directoryType ? directoryOrigin(member[0]) : null;
-  return origin && allowed.has(origin) ? { origin, componentValue } : null;
+  const directoryType = type === undefined || ((type instanceof Token || typeof type === 'string') && ['directory', 'jwks_uri'].includes(String(type)));
+  const origin = typeof member[0] === 'string' && directoryType ? directoryOrigin(directoryUrlOf(member)) : null;
+  if (!origin) return null;
+  return allowed.has(origin) ? { origin, componentValue } : 'not-allowed';
+}
+
+/**
+ * The directory a `Signature-Agent` member names: the member's value (a bare string, or `type=directory`),
+ * or, for `type=jwks_uri`, the origin of that URI (the keys are looked up on the allowed origin's directory
+ * all the same: an origin's keys are one set, keyed by (directory URL, key id)).
+ */
+function directoryUrlOf(member: Item): string {
+  const value = member[0] as string;
+  const type = member[1].get('type');
+  if (type !== undefined && String(type) === 'jwks_uri' && URL.canParse(value)) return `${new URL(value).origin}/`;
+  return value;
 }
 
 /** The `keyid` of signature parameters that are current at `nowMs` (created, not expired, Ed25519), else `null`. */
@@ -347,7 +394,7 @@ function createDirectoryCache(options: DirectoryCacheOptions) {
     }
   }
 
-  return {
+  const cache = {
     async keysFor(origin: string): Promise<DirectoryKeys | null> {
       const entry = entries.get(origin) ?? { keys: null, freshUntil: 0, retryAt: 0, pending: null };
       entries.set(origin, entry);
@@ -358,11 +405,22 @@ function createDirectoryCache(options: DirectoryCacheOptions) {
       if (entry.pending) await entry.pending;
       return entry.keys && options.now() < entry.freshUntil + MAX_STALE_MS ? entry.keys : null;
     },
+    /** The cached keys only: never waits on the network (a fetch is started when none is fresh). */
+    async cachedKeysFor(origin: string): Promise<DirectoryKeys | null | 'not-cached'> {
+      const entry = entries.get(origin);
+      if (entry?.keys && options.now() < entry.freshUntil + MAX_STALE_MS) {
+        if (options.now() >= entry.freshUntil) void cache.keysFor(origin);
+        return entry.keys;
+      }
+      void cache.keysFor(origin);
+      return entry && !entry.pending && options.now() < entry.retryAt ? null : 'not-cached';
+    },
     close(): void {
       aborts.abort();
       entries.clear();
     },
   };
+  return cache;
 }
 
 /** Fetches and parses one directory: status 200 only, no redirect, within the timeout and the byte limit. */
