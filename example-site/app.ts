@@ -23,6 +23,11 @@ export interface ExampleSiteOptions {
   session?: Partial<SessionConfig>;
   /** Extra plugin options (tests use this for hostile titles and the like). */
   plugin?: Partial<AgentDiscoveryOptions>;
+  /**
+   * Express's `trust proxy` (`TRUST_PROXY` for `npm start`): which `X-Forwarded-For` hop is the client, so
+   * `req.ip` is the address agents are verified by (`loopback` behind a proxy on the same machine).
+   */
+  trustProxy?: boolean | number | string;
 }
 
 export interface ExampleSite {
@@ -93,6 +98,9 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
     nlweb: true,
     // Agent traffic on the admin's Agents page (counted in memory, written every few seconds).
     traffic: true,
+    // The content's licence and copyright: in llms.txt, the front matter and the RSL licence (/license.xml).
+    siteLicense: { name: 'CC BY 4.0', url: 'https://creativecommons.org/licenses/by/4.0/' },
+    siteCopyright: '© 2026 Harbour Example',
     // The site's own admin stays one click away from the agent admin pages.
     adminLinks: [{ label: 'Edit resources', href: '/admin/resources' }],
     database: o.database,
@@ -110,6 +118,7 @@ export async function createExampleSite(o: ExampleSiteOptions): Promise<ExampleS
   const views = new nunjucks.Environment(new nunjucks.FileSystemLoader(path.join(here, 'views')), { autoescape: true });
   const app = express();
   app.disable('x-powered-by');
+  if (o.trustProxy !== undefined) app.set('trust proxy', o.trustProxy);
   app.use(agent.linkHeaders);
   app.use(agent.router);
   // The files the site advertises: media downloads (`download_url`) and images used in its pages.

@@ -13,7 +13,7 @@ import { categoryLlmsTxtRoute, llmsTxtBody, llmsTxtRoute } from './llms-txt-rout
 import { llmsFullRoute } from './llms-full-route.js';
 import { openapiRoute } from './openapi-route.js';
 import { createHomeNegotiation } from './page-negotiation.js';
-import { robotsTxtRoute } from './robots-txt-route.js';
+import { licenseXmlRoute, robotsTxtRoute } from './robots-txt-route.js';
 import { sitemapRoutes } from './sitemap-route.js';
 import { indexNowKeyRoute } from './indexnow.js';
 import { publicPreflight } from '../http/cors.js';
@@ -45,7 +45,7 @@ export function discoveryRoutes(
     ...ardRoutes(options),
     apiHelpRoute(options, operations),
     ...agentSkillsRoutes(operations, tools),
-    ...(options.robotsTxt ? [robotsTxtRoute()] : []),
+    ...(options.robotsTxt ? [robotsTxtRoute(), licenseXmlRoute()] : []),
     ...(options.sitemap ? sitemapRoutes(options.sitemap.maxUrls) : []),
     ...(options.indexNow ? [indexNowKeyRoute(options.indexNow.key)] : []),
   ];

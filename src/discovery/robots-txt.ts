@@ -7,6 +7,10 @@ export interface RobotsTxtInput {
   readonly signals: ContentSignals;
   /** The sitemap's absolute URL, when one is configured. */
   readonly sitemapUrl?: string | undefined;
+  /** Groups of the agents the agent policy blocks (every token of each, the paths refused). */
+  readonly blocked?: readonly { readonly tokens: readonly string[]; readonly disallow: readonly string[] }[];
+  /** The RSL licence's absolute URL (`License:`). */
+  readonly licenseUrl?: string | undefined;
 }
 
 /**
@@ -26,12 +30,23 @@ export interface RobotsTxtInput {
 export function buildRobotsTxt(input: RobotsTxtInput): string {
   const signal = contentSignalValue(input.signals);
   const usage = contentUsageValue(input.signals);
+  const preferences = [...(signal ? [`Content-Signal: ${signal}`] : []), ...(usage ? [`Content-Usage: ${usage}`] : [])];
+  // A crawler obeys only the most specific group naming it: each blocked agent's group repeats the site's rules.
+  const groups = (input.blocked ?? []).flatMap((g) => [
+    '',
+    ...g.tokens.map((t) => `User-agent: ${t}`),
+    ...preferences,
+    ...g.disallow.map((p) => `Disallow: ${p}`),
+    ...input.rules.split('\n').filter((r) => !(g.disallow.includes('/') && /^Allow:/i.test(r))),
+  ]);
   return [
     'User-agent: *',
-    ...(signal ? [`Content-Signal: ${signal}`] : []),
-    ...(usage ? [`Content-Usage: ${usage}`] : []),
+    ...preferences,
     ...input.rules.split('\n'),
-    ...(input.sitemapUrl ? ['', `Sitemap: ${input.sitemapUrl}`] : []),
+    ...groups,
+    ...(input.sitemapUrl || input.licenseUrl ? [''] : []),
+    ...(input.sitemapUrl ? [`Sitemap: ${input.sitemapUrl}`] : []),
+    ...(input.licenseUrl ? [`License: ${input.licenseUrl}`] : []),
     '',
   ].join('\n');
 }

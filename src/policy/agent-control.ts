@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ResolvedOptions } from '../options.js';
 import { effectiveSettings } from '../settings/effective-settings.js';
-import { loadAgentCatalogue, type AgentEntry } from '../traffic/agent-catalogue.js';
+import { loadAgentCatalogue, type AgentCatalogue, type AgentEntry } from '../traffic/agent-catalogue.js';
 import { createAgentIdentifier, type AgentIdentifier } from '../traffic/agent-identity.js';
 import { AGENT_RANGES_FILE, createRangesSource } from '../traffic/agent-ranges.js';
 import { createDnsVerifier } from '../traffic/reverse-dns.js';
@@ -18,6 +18,8 @@ import { policyInForce } from './policy-settings.js';
 /** Who is asking and what they get: the identification, the policy in force, the gate, the charge ledger. */
 export interface AgentControl {
   readonly identifier: AgentIdentifier;
+  /** The catalogue the requests are identified by (the package's and `traffic.agents`). */
+  readonly catalogue: AgentCatalogue;
   readonly gate: AgentGate;
   readonly ledger: ChargeLedger;
   /** The policy in force (read from the settings every few seconds, and at once after `refresh`). */
@@ -31,6 +33,7 @@ export interface AgentControl {
 /** The identification of requests, with what it holds open (DNS checks, key directory fetches). */
 export interface Identification {
   readonly identifier: AgentIdentifier;
+  readonly catalogue: AgentCatalogue;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export function createIdentification(o: ResolvedOptions): Identification {
   const dns = o.verification.reverseDns === false ? undefined : createDnsVerifier();
   const signatures = createBotVerifier({ allowedOrigins: [...new Set([...DEFAULT_SIGNATURE_AGENT_ORIGINS, ...(o.traffic ? o.traffic.signatureAgents : [])])] });
   return {
+    catalogue,
     identifier: createAgentIdentifier({ catalogue, ranges: () => ranges.current(), dns, signatures }),
     async close() {
       await dns?.settled();
@@ -97,6 +101,7 @@ export async function createAgentControl(
 
   return {
     identifier,
+    catalogue: identification.catalogue,
     gate,
     ledger,
     policy: () => policy,

@@ -17,8 +17,16 @@ export interface AgentTrafficLine {
   statuses: Record<string, number>;
   /** The share of its requests answered in Markdown (0 to 1). */
   markdownShare: number;
-  /** The share of its requests verified by Web Bot Auth (0 to 1). */
+  /** The share of its requests verified, by signature, published ranges or DNS (0 to 1). */
   verifiedShare: number;
+  /** The share of its requests that claimed a catalogue agent and came from outside its operator's ranges or keys (0 to 1). */
+  spoofedShare: number;
+  /** Verified requests per method (`signature`, `ranges`, `dns`). */
+  methods: Record<string, number>;
+  /** Requests per outcome of the agent policy (`served`, `limited`, `blocked`, `charged`, `payment-required`). */
+  outcomes: Record<string, number>;
+  /** Signed requests that did not verify, per reason (`key-not-found`, `bad-signature` …). */
+  claimReasons: Record<string, number>;
   robotsViolations: number;
   /** ISO time of its last request. */
   lastSeen: string;
@@ -27,7 +35,7 @@ export interface AgentTrafficLine {
 /** What agents did with the site over a time range: `traffic.json`, the Agents page and the CLI. */
 export interface TrafficReport {
   range: { since: string; until: string };
-  totals: { requests: number; byPurpose: Record<string, number>; verified: number; robotsViolations: number; referrals: number };
+  totals: { requests: number; byPurpose: Record<string, number>; verified: number; spoofed: number; robotsViolations: number; referrals: number; outcomes: Record<string, number> };
   /** Requests per day (UTC) by purpose, every day of the range. */
   daily: { day: string; byPurpose: Record<string, number>; requests: number }[];
   agents: AgentTrafficLine[];
@@ -49,24 +57,26 @@ const add = (record: Record<string, number>, key: string, n: number) => void (re
  */
 export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, pending: number, titles: ReadonlyMap<number, string> = new Map()): TrafficReport {
   const inRange = (hour: number) => hour >= since.getTime() && hour < until.getTime();
-  const totals = { requests: 0, byPurpose: zeroPurposes(), verified: 0, robotsViolations: 0, referrals: 0 };
+  const totals = { requests: 0, byPurpose: zeroPurposes(), verified: 0, spoofed: 0, robotsViolations: 0, referrals: 0, outcomes: {} as Record<string, number> };
   const days = new Map<string, Record<string, number>>();
   for (let t = Date.UTC(since.getUTCFullYear(), since.getUTCMonth(), since.getUTCDate()); t < until.getTime(); t += DAY_MS) {
     days.set(new Date(t).toISOString().slice(0, 10), zeroPurposes());
   }
-  const agents = new Map<string, AgentTrafficLine & { markdown: number; verified: number; last: number }>();
+  const agents = new Map<string, AgentTrafficLine & { markdown: number; verified: number; spoofed: number; last: number }>();
   for (const r of batch.requests) {
     if (!inRange(r.hour)) continue;
     totals.requests += r.requests;
     add(totals.byPurpose, r.purpose, r.requests);
     if (r.verdict === 'verified') totals.verified += r.requests;
+    if (r.verdict === 'spoofed') totals.spoofed += r.requests;
+    add(totals.outcomes, r.outcome || 'served', r.requests);
     totals.robotsViolations += r.robotsViolations;
     const day = days.get(new Date(r.hour).toISOString().slice(0, 10));
     if (day) add(day, r.purpose, r.requests);
     const key = `${r.agent}\u0001${r.purpose}`;
     let line = agents.get(key);
     if (!line) {
-      line = { agent: r.agent, operator: r.operator, purpose: r.purpose, requests: 0, surfaces: {}, tools: {}, statuses: {}, markdownShare: 0, verifiedShare: 0, robotsViolations: 0, lastSeen: '', markdown: 0, verified: 0, last: 0 };
+      line = { agent: r.agent, operator: r.operator, purpose: r.purpose, requests: 0, surfaces: {}, tools: {}, statuses: {}, markdownShare: 0, verifiedShare: 0, spoofedShare: 0, methods: {}, outcomes: {}, claimReasons: {}, robotsViolations: 0, lastSeen: '', markdown: 0, verified: 0, spoofed: 0, last: 0 };
       agents.set(key, line);
     }
     line.requests += r.requests;
@@ -75,6 +85,10 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     add(line.statuses, `${r.statusClass}xx`, r.requests);
     if (MARKDOWN_SURFACES.has(r.surface)) line.markdown += r.requests;
     if (r.verdict === 'verified') line.verified += r.requests;
+    if (r.verdict === 'spoofed') line.spoofed += r.requests;
+    if (r.method) add(line.methods, r.method, r.requests);
+    if (r.reason) add(line.claimReasons, r.reason, r.requests);
+    add(line.outcomes, r.outcome || 'served', r.requests);
     line.robotsViolations += r.robotsViolations;
     if (r.lastSeen > line.last) line.last = r.lastSeen;
     if (r.operator) line.operator = r.operator;
@@ -103,7 +117,13 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     daily: [...days].map(([day, byPurpose]) => ({ day, byPurpose, requests: Object.values(byPurpose).reduce((a, b) => a + b, 0) })),
     agents: [...agents.values()]
       .sort((a, b) => b.requests - a.requests || a.agent.localeCompare(b.agent))
-      .map(({ markdown, verified, last, ...line }) => ({ ...line, markdownShare: share(markdown, line.requests), verifiedShare: share(verified, line.requests), lastSeen: new Date(last).toISOString() })),
+      .map(({ markdown, verified, spoofed, last, ...line }) => ({
+        ...line,
+        markdownShare: share(markdown, line.requests),
+        verifiedShare: share(verified, line.requests),
+        spoofedShare: share(spoofed, line.requests),
+        lastSeen: new Date(last).toISOString(),
+      })),
     resources: [...resources]
       .sort(([ia, a], [ib, b]) => b.requests - a.requests || ia - ib)
       .slice(0, 20)
