@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { localize } from '../content/language.js';
 import type { TrafficRecorder } from './traffic-recorder.js';
-import { readCounts } from './traffic-store.js';
+import { readStoredTraffic } from './traffic-store.js';
 import { joinBatches, summarizeTraffic, topResourceIds, type TrafficReport } from './traffic-report.js';
 
 /**
@@ -16,14 +16,14 @@ export async function readTrafficReport(
   language: string,
   recorder?: TrafficRecorder,
 ): Promise<TrafficReport> {
-  const stored = await readCounts(db, range.since, range.until);
+  const stored = await readStoredTraffic(db, range.since, range.until);
   const pending = recorder?.pending() ?? { batch: { requests: [], resources: [], referrals: [], dropped: 0 }, requests: 0 };
-  const batch = joinBatches(stored, pending.batch);
+  const batch = joinBatches({ requests: stored.requests, resources: stored.resources, referrals: stored.referrals, dropped: 0 }, pending.batch);
   const ids = topResourceIds({ ...batch, resources: batch.resources.filter((r) => r.hour >= range.since.getTime() && r.hour < range.until.getTime()) });
   const titles = new Map<number, string>();
   if (ids.length) {
     const rows = await db.selectFrom('rsc').select(['id', 'title']).where('id', 'in', ids).execute();
     for (const row of rows) titles.set(Number(row.id), localize(row.title, language, language));
   }
-  return summarizeTraffic(batch, range.since, range.until, pending.requests, titles);
+  return summarizeTraffic(batch, range.since, range.until, pending.requests, titles, { daily: stored.daily, referralVisits: stored.referralVisits, requestRows: stored.requests.length, referralRows: stored.referrals.length });
 }

@@ -2,6 +2,7 @@ import { AGENT_PURPOSES } from './agent-catalogue.js';
 import type { CountsBatch } from './traffic-counts.js';
 import { MARKDOWN_SURFACES } from './traffic-mark.js';
 import { hourOf } from './traffic-counts.js';
+import { OTHER_RESOURCE } from './traffic-store.js';
 
 /** One agent's line of the report. */
 export interface AgentTrafficLine {
@@ -55,7 +56,23 @@ const add = (record: Record<string, number>, key: string, n: number) => void (re
  * The report of a range from its counts (stored and pending together; rows of the same key add up).
  * Pure: `titles` names the resources (the caller reads them).
  */
-export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, pending: number, titles: ReadonlyMap<number, string> = new Map()): TrafficReport {
+export function summarizeTraffic(
+  batch: CountsBatch,
+  since: Date,
+  until: Date,
+  pending: number,
+  titles: ReadonlyMap<number, string> = new Map(),
+  stored?: {
+    readonly daily: readonly { day: string; purpose: string; requests: number }[];
+    readonly referralVisits: number;
+    /** How many of the batch's first request and referral rows are the stored aggregates. */
+    readonly requestRows: number;
+    readonly referralRows: number;
+  },
+): TrafficReport {
+  // With `stored`, the batch's first rows are the range's aggregates (their hour is the range's start): the
+  // days come from `stored.daily`, and only the pending rows (after them) are added to their own days.
+  const aggregated = stored?.requestRows ?? 0;
   const inRange = (hour: number) => hour >= since.getTime() && hour < until.getTime();
   const totals = { requests: 0, byPurpose: zeroPurposes(), verified: 0, spoofed: 0, robotsViolations: 0, referrals: 0, outcomes: {} as Record<string, number> };
   const days = new Map<string, Record<string, number>>();
@@ -63,16 +80,20 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     days.set(new Date(t).toISOString().slice(0, 10), zeroPurposes());
   }
   const agents = new Map<string, AgentTrafficLine & { markdown: number; verified: number; spoofed: number; last: number }>();
-  for (const r of batch.requests) {
+  for (const [index, r] of batch.requests.entries()) {
     if (!inRange(r.hour)) continue;
     totals.requests += r.requests;
     add(totals.byPurpose, r.purpose, r.requests);
+    if (index < aggregated) {
+      // Its days are counted from `stored.daily` below.
+    } else {
+      const pendingDay = days.get(new Date(r.hour).toISOString().slice(0, 10));
+      if (pendingDay) add(pendingDay, r.purpose, r.requests);
+    }
     if (r.verdict === 'verified') totals.verified += r.requests;
     if (r.verdict === 'spoofed') totals.spoofed += r.requests;
     add(totals.outcomes, r.outcome || 'served', r.requests);
     totals.robotsViolations += r.robotsViolations;
-    const day = days.get(new Date(r.hour).toISOString().slice(0, 10));
-    if (day) add(day, r.purpose, r.requests);
     const key = `${r.agent}\u0001${r.purpose}`;
     let line = agents.get(key);
     if (!line) {
@@ -93,6 +114,10 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     if (r.lastSeen > line.last) line.last = r.lastSeen;
     if (r.operator) line.operator = r.operator;
   }
+  for (const d of stored?.daily ?? []) {
+    const day = days.get(d.day);
+    if (day) add(day, d.purpose, d.requests);
+  }
   const resources = new Map<number, { requests: number; byPurpose: Record<string, number> }>();
   for (const r of batch.resources) {
     if (!inRange(r.hour)) continue;
@@ -102,14 +127,15 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     add(line.byPurpose, r.purpose, r.requests);
   }
   const referrals = new Map<string, { assistant: string; landing: string; visits: number }>();
-  for (const r of batch.referrals) {
+  for (const [index, r] of batch.referrals.entries()) {
     if (!inRange(r.hour)) continue;
-    totals.referrals += r.visits;
+    if (index >= (stored?.referralRows ?? 0)) totals.referrals += r.visits;
     const key = `${r.assistant}\u0001${r.landing}`;
     const line = referrals.get(key);
     if (line) line.visits += r.visits;
     else referrals.set(key, { assistant: r.assistant, landing: r.landing, visits: r.visits });
   }
+  if (stored) totals.referrals += stored.referralVisits;
   const share = (n: number, of: number) => (of ? Math.round((n / of) * 1000) / 1000 : 0);
   return {
     range: { since: since.toISOString(), until: until.toISOString() },
@@ -127,7 +153,7 @@ export function summarizeTraffic(batch: CountsBatch, since: Date, until: Date, p
     resources: [...resources]
       .sort(([ia, a], [ib, b]) => b.requests - a.requests || ia - ib)
       .slice(0, 20)
-      .map(([id, line]) => ({ id, title: titles.get(id) ?? null, ...line })),
+      .map(([id, line]) => ({ id, title: id === OTHER_RESOURCE ? 'Other resources (each read less than the 500 most read of its hour)' : (titles.get(id) ?? null), ...line })),
     referrals: [...referrals.values()].sort((a, b) => b.visits - a.visits || a.landing.localeCompare(b.landing)).slice(0, 50),
     pending,
   };

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { CountsBatch } from './traffic-counts.js';
+import type { CountsBatch, ReferralCount, RequestCount, ResourceCount } from './traffic-counts.js';
 
 /** Rows per statement of a flush (one JSON parameter each): small enough that PGlite, which runs on the event loop, blocks it only briefly per statement. */
 const ROWS_PER_STATEMENT = 500;
@@ -74,6 +74,125 @@ export async function pruneCounts(db: Kysely<Database>, retentionDays: number): 
   await db.deleteFrom('agent_discovery_traffic').where('hour', '<', before).execute();
   await db.deleteFrom('agent_discovery_traffic_resource').where('hour', '<', before).execute();
   await db.deleteFrom('agent_discovery_traffic_referral').where('hour', '<', before).execute();
+}
+
+/** The stored counts of a range, aggregated by PostgreSQL (or PGlite): a few statements, a page of rows back. */
+export interface StoredTraffic {
+  /** The request rows grouped over the whole range by agent, purpose, verification, outcome, surface, tool and status class (`hour` is the range's start). */
+  readonly requests: RequestCount[];
+  /** Requests per UTC day and purpose. */
+  readonly daily: { day: string; purpose: string; requests: number }[];
+  /** The resources read most over the range (at most `top`), with their requests per purpose. */
+  readonly resources: ResourceCount[];
+  /** The most visited (assistant, landing) pairs (at most `top`), and every referred visit of the range. */
+  readonly referrals: ReferralCount[];
+  readonly referralVisits: number;
+}
+
+/**
+ * The report's rows of a range, grouped where the rows are (never every hourly row into the process):
+ *
+ * ```sql
+ * select agent, purpose, verdict, method, reason, outcome, surface, tool, status_class, max(operator),
+ *        sum(requests), sum(robots_violations), max(last_seen)
+ * from agent_discovery_traffic where hour >= $1 and hour < $2
+ * group by agent, purpose, verdict, method, reason, outcome, surface, tool, status_class
+ * ```
+ *
+ * and per day and purpose, the top resources and the top referrals the same way.
+ */
+export async function readStoredTraffic(db: Kysely<Database>, since: Date, until: Date, top = 200): Promise<StoredTraffic> {
+  const sinceMs = since.getTime();
+  const [requests, daily, resources, referrals, visits] = await Promise.all([
+    sql<{ agent: string; purpose: string; verdict: string; method: string; reason: string; outcome: string; surface: string; tool: string; status_class: number; operator: string | null; requests: string; violations: string; last_seen: Date }>`
+      SELECT agent, purpose, verdict, method, reason, outcome, surface, tool, status_class, max(operator) AS operator,
+        sum(requests) AS requests, sum(robots_violations) AS violations, max(last_seen) AS last_seen
+      FROM agent_discovery_traffic WHERE hour >= ${since} AND hour < ${until}
+      GROUP BY agent, purpose, verdict, method, reason, outcome, surface, tool, status_class`.execute(db),
+    sql<{ day: string; purpose: string; requests: string }>`
+      SELECT to_char(date_trunc('day', hour AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, purpose, sum(requests) AS requests
+      FROM agent_discovery_traffic WHERE hour >= ${since} AND hour < ${until}
+      GROUP BY 1, purpose`.execute(db),
+    sql<{ resource_id: string; purpose: string; requests: string }>`
+      WITH top AS (
+        SELECT resource_id FROM agent_discovery_traffic_resource WHERE hour >= ${since} AND hour < ${until}
+        GROUP BY resource_id ORDER BY sum(requests) DESC, resource_id LIMIT ${top})
+      SELECT r.resource_id, r.purpose, sum(r.requests) AS requests
+      FROM agent_discovery_traffic_resource r JOIN top USING (resource_id)
+      WHERE r.hour >= ${since} AND r.hour < ${until}
+      GROUP BY r.resource_id, r.purpose`.execute(db),
+    sql<{ assistant: string; landing: string; visits: string }>`
+      SELECT assistant, landing, sum(visits) AS visits FROM agent_discovery_traffic_referral
+      WHERE hour >= ${since} AND hour < ${until}
+      GROUP BY assistant, landing ORDER BY sum(visits) DESC, landing LIMIT ${top}`.execute(db),
+    sql<{ visits: string | null }>`SELECT sum(visits) AS visits FROM agent_discovery_traffic_referral WHERE hour >= ${since} AND hour < ${until}`.execute(db),
+  ]);
+  return {
+    requests: requests.rows.map((r) => ({
+      hour: sinceMs,
+      agent: r.agent,
+      operator: r.operator,
+      purpose: r.purpose,
+      // Rows written before verification by ranges said claimed/unsigned: neither verified nor spoofed.
+      verdict: r.verdict === 'claimed' || r.verdict === 'unsigned' ? 'unverified' : r.verdict,
+      method: r.method,
+      reason: r.reason,
+      outcome: r.outcome,
+      surface: r.surface,
+      tool: r.tool,
+      statusClass: Number(r.status_class),
+      requests: Number(r.requests),
+      robotsViolations: Number(r.violations),
+      lastSeen: new Date(r.last_seen).getTime(),
+    })),
+    daily: daily.rows.map((r) => ({ day: r.day, purpose: r.purpose, requests: Number(r.requests) })),
+    resources: resources.rows.map((r) => ({ hour: sinceMs, resourceId: Number(r.resource_id), purpose: r.purpose, requests: Number(r.requests) })),
+    referrals: referrals.rows.map((r) => ({ hour: sinceMs, assistant: r.assistant, landing: r.landing, visits: Number(r.visits) })),
+    referralVisits: Number(visits.rows[0]?.visits ?? 0),
+  };
+}
+
+/** The hourly rows of one past hour kept per table: the most read resources and landing paths; the rest fold into "other". */
+export const KEPT_PER_HOUR = 500;
+/** The resource id and landing path the folded rows are counted under. */
+export const OTHER_RESOURCE = 0;
+export const OTHER_LANDING = '(other)';
+
+/**
+ * Bounds the rows over time: in each finished hour of the last two days, the resources and landing paths past
+ * the `KEPT_PER_HOUR` most read are folded into one "other" row (counts kept, the distinct keys dropped).
+ *
+ * ```sql
+ * with ranked as (select …, row_number() over (partition by hour order by requests desc) as rank …),
+ *      moved as (delete from agent_discovery_traffic_resource t using ranked … where rank > 500 returning …)
+ * insert into agent_discovery_traffic_resource select hour, 0, purpose, sum(requests) from moved group by … on conflict …
+ * ```
+ */
+export async function foldRareKeys(db: Kysely<Database>): Promise<void> {
+  await sql`
+    WITH ranked AS (
+      SELECT hour, resource_id, purpose, row_number() OVER (PARTITION BY hour ORDER BY requests DESC, resource_id) AS rank
+      FROM agent_discovery_traffic_resource
+      WHERE hour < date_trunc('hour', now()) AND hour >= now() - interval '2 days' AND resource_id <> ${OTHER_RESOURCE}),
+    moved AS (
+      DELETE FROM agent_discovery_traffic_resource t USING ranked r
+      WHERE r.rank > ${KEPT_PER_HOUR} AND t.hour = r.hour AND t.resource_id = r.resource_id AND t.purpose = r.purpose
+      RETURNING t.hour, t.purpose, t.requests)
+    INSERT INTO agent_discovery_traffic_resource (hour, resource_id, purpose, requests)
+    SELECT hour, ${OTHER_RESOURCE}, purpose, sum(requests) FROM moved GROUP BY hour, purpose
+    ON CONFLICT (hour, resource_id, purpose) DO UPDATE SET requests = agent_discovery_traffic_resource.requests + excluded.requests`.execute(db);
+  await sql`
+    WITH ranked AS (
+      SELECT hour, assistant, landing, row_number() OVER (PARTITION BY hour ORDER BY visits DESC, landing) AS rank
+      FROM agent_discovery_traffic_referral
+      WHERE hour < date_trunc('hour', now()) AND hour >= now() - interval '2 days' AND landing <> ${OTHER_LANDING}),
+    moved AS (
+      DELETE FROM agent_discovery_traffic_referral t USING ranked r
+      WHERE r.rank > ${KEPT_PER_HOUR} AND t.hour = r.hour AND t.assistant = r.assistant AND t.landing = r.landing
+      RETURNING t.hour, t.assistant, t.visits)
+    INSERT INTO agent_discovery_traffic_referral (hour, assistant, landing, visits)
+    SELECT hour, assistant, ${OTHER_LANDING}, sum(visits) FROM moved GROUP BY hour, assistant
+    ON CONFLICT (hour, assistant, landing) DO UPDATE SET visits = agent_discovery_traffic_referral.visits + excluded.visits`.execute(db);
 }
 
 /** The stored counts of a time range, in the shape of a batch (hours as ms). */
