@@ -8,6 +8,7 @@ import { chromiumSkip, launchChromium } from './support/chromium.js';
 import { backends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
+import { LOOPBACK_RANGES } from './support/loopback-ranges.js';
 import type { TrafficReport } from '../src/index.js';
 
 /** The one DOM object these tests read inside the page (the test project is compiled without DOM types). */
@@ -174,7 +175,7 @@ for (const backend of backends) {
     before(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       // A flush every five minutes, not five seconds: the page must show the counts of this process not yet written.
-      running = await startExampleSite(backend, { plugin: { traffic: { flushIntervalMs: 300_000 } } });
+      running = await startExampleSite(backend, { plugin: { traffic: { flushIntervalMs: 300_000 }, verification: { rangesFile: LOOPBACK_RANGES } } });
       base = running.origin;
       cookie = adminCookie(running.site.session);
       type Search = { result: { items: { id: number; title: string; page_url: string }[] } };

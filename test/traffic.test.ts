@@ -5,8 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { REPO_ROOT } from './support/repo.js';
+import { LOOPBACK_RANGES } from './support/loopback-ranges.js';
 import { webcrypto } from 'node:crypto';
 import { sql } from 'kysely';
 import { signatureHeaders } from 'web-bot-auth';
@@ -27,7 +26,6 @@ const UA = {
   secret: 'SecretCrawler/9.9 (+https://unique-ua-marker.example/bot)',
 } as const;
 
-const LOOPBACK_RANGES = path.join(REPO_ROOT, 'test/fixtures/loopback-ranges.json');
 
 interface Listening {
   origin: string;

@@ -7,7 +7,9 @@ import { absoluteUrl } from '../http/urls.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { effectiveSettings } from '../settings/effective-settings.js';
 import { writeStoredSettings } from '../settings/settings-store.js';
-import { SETTING_LIMITS } from '../settings/settings-schema.js';
+import { SETTING_LIMITS, validateSettings } from '../settings/settings-schema.js';
+import { policyChanges, presetText, previewPolicy, readPolicyText, recordPolicyChange } from './policy-page.js';
+import { POLICY_PRESETS } from '../policy/agent-policy.js';
 import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
 import { inspectResource, resolveInspectTarget } from './inspector.js';
 import { listResources, MAX_RESOURCE_LIST_PAGE, MAX_RESOURCE_LIST_TEXT } from './resource-list.js';
@@ -26,9 +28,14 @@ const ADMIN_TEMPLATES = {
   verify: 'agent_admin_verify.njk',
   settings: 'agent_admin_settings.njk',
   agents: 'agent_admin_agents.njk',
+  policy: 'agent_admin_policy.njk',
   message: 'agent_admin_message.njk',
   stylesheet: 'agent_admin.css',
 } as const;
+
+/** The admin pages' icon (relative to the router's mount path), and the icon: a plain square. */
+const ADMIN_ICON_PATH = '/agent-admin-icon.svg';
+const ADMIN_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f5fae"/></svg>';
 
 /** Where the router serves the admin stylesheet (relative to its mount path). */
 const ADMIN_STYLESHEET_PATH = '/agent-admin.css';
@@ -78,6 +85,9 @@ export function createAdminRouter(ctx: AgentContext): Router {
   const form = express.urlencoded({ extended: false, limit: MAX_ADMIN_FORM_BYTES, parameterLimit: 20 });
   router.use(adminOnly(ctx));
   router.get(ADMIN_STYLESHEET_PATH, adminStylesheet(ctx));
+  // The pages name their own icon, so the owner's browser never asks the site's /favicon.ico from them (a request
+  // the agent traffic would count as the site's).
+  router.get(ADMIN_ICON_PATH, (_req, res) => void res.type('image/svg+xml').set('Cache-Control', 'max-age=86400').send(ADMIN_ICON));
   router.get('/', handle(overviewPage(pages)));
   router.get('/resource', handle(inspectorPage(pages)));
   router.get('/verify', handle((req, res) => pages.render(req, res, ADMIN_TEMPLATES.verify, { page: 'verify', target: `${pages.baseOf(req)}/` })));
@@ -86,10 +96,12 @@ export function createAdminRouter(ctx: AgentContext): Router {
   router.post('/settings', form, handle(settingsAction(pages)));
   router.get('/plans', handle(plansPage(pages)));
   router.get('/agents', handle(agentsPage(pages)));
+  router.get('/policy', handle(policyPage(pages)));
+  router.post('/policy', form, handle(policyAction(pages)));
   router.get('/traffic.json', handle(trafficJson(pages)));
-  for (const path of ['/', '/resource', '/verify', '/settings', '/plans', '/agents', '/traffic.json']) {
+  for (const path of ['/', '/resource', '/verify', '/settings', '/plans', '/agents', '/policy', '/traffic.json']) {
     router.all(path, (req, res) => {
-      const allow = path === '/verify' || path === '/settings' ? 'GET, HEAD, POST' : 'GET, HEAD';
+      const allow = path === '/verify' || path === '/settings' || path === '/policy' ? 'GET, HEAD, POST' : 'GET, HEAD';
       res.set('Allow', allow);
       pages.render(req, res, ADMIN_TEMPLATES.message, { title: 'Method not allowed', message: `${req.method} is not allowed here (${allow}).` }, 405);
     });
@@ -275,9 +287,51 @@ function settingsAction({ ctx, render, checkCsrf }: AdminPages) {
     const read = readSettingsForm(req.body as Record<string, unknown>, settings);
     if (!read.ok) return render(req, res, ADMIN_TEMPLATES.settings, { ...settingsVars(settings, read.form, false), problems: read.problems }, 400);
     await writeStoredSettings(ctx.db, read.value);
-    // This instance follows the switch and the crawler rules at once; the others at their next flush.
+    // This instance follows the switch, the crawler rules and the policy at once; the others at their next tick.
     await ctx.traffic?.refresh();
+    await ctx.agents?.refresh();
     res.redirect(303, `${req.baseUrl}/settings?saved=1`);
+  };
+}
+
+/** The Policy page's variables: the presets, the changes, where the policy in force comes from. */
+async function policyVars(ctx: AgentContext, text: string, extra: Record<string, unknown>) {
+  const settings = await effectiveSettings(ctx);
+  const presets = Object.entries(POLICY_PRESETS).map(([name, p]) => ({ name, label: p.label }));
+  const changes = settings.table ? await policyChanges(ctx.db).catch(() => []) : [];
+  return { page: 'policy', text, presets, changes, source: settings.source.agentPolicy, ...extra };
+}
+
+function policyPage({ ctx, render }: AdminPages) {
+  return async (req: Request, res: Response) => {
+    const settings = await effectiveSettings(ctx);
+    const text = JSON.stringify(JSON.parse(settings.agentPolicy), null, 2);
+    render(req, res, ADMIN_TEMPLATES.policy, await policyVars(ctx, text, { saved: req.query.saved === '1' }));
+  };
+}
+
+/** A preset fills the form; Preview decides the last 7 days of traffic with the typed policy; Save stores and records it. */
+function policyAction({ ctx, render, checkCsrf }: AdminPages) {
+  return async (req: Request, res: Response) => {
+    checkCsrf(req);
+    const body = req.body as Record<string, unknown>;
+    const preset = presetText(body.preset);
+    if (preset !== undefined) {
+      const read = readPolicyText(preset);
+      const preview = read.ok ? await previewPolicy(ctx.db, read.policy, ctx.traffic?.pending().batch.requests) : undefined;
+      return render(req, res, ADMIN_TEMPLATES.policy, await policyVars(ctx, preset, { preview }));
+    }
+    const read = readPolicyText(body.policy);
+    if (!read.ok) return render(req, res, ADMIN_TEMPLATES.policy, await policyVars(ctx, read.text, { problem: `${read.message} The policy in force is unchanged.` }), 400);
+    if (body.action !== 'save') return render(req, res, ADMIN_TEMPLATES.policy, await policyVars(ctx, read.text, { preview: await previewPolicy(ctx.db, read.policy, ctx.traffic?.pending().batch.requests) }));
+    const settings = await effectiveSettings(ctx);
+    if (!settings.table) throw new AdminError(409, 'Settings are not stored', 'This database has no settings table: run the plugin\'s migrations (npx express-agent-discovery migrate).');
+    const valid = validateSettings({ ...settings.stored, agentPolicy: JSON.stringify(read.policy) });
+    if (!valid.ok) return render(req, res, ADMIN_TEMPLATES.policy, await policyVars(ctx, read.text, { problem: valid.problems.map((p) => p.message).join(' ') }), 400);
+    await writeStoredSettings(ctx.db, valid.value);
+    await recordPolicyChange(ctx.db, read.policy);
+    await ctx.agents?.refresh();
+    res.redirect(303, `${req.baseUrl}/policy?saved=1`);
   };
 }
 

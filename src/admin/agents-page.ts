@@ -38,6 +38,10 @@ export function agentsPageVars(ctx: AgentContext, report: TrafficReport | undefi
       statusList: Object.entries(a.statuses).map(([s, n]) => `${s} ${n}`).join(', '),
       markdown: percent(a.markdownShare),
       verified: percent(a.verifiedShare),
+      spoofed: percent(a.spoofedShare),
+      methodList: Object.entries(a.methods).map(([m, n]) => `${m} ${n}`).join(', '),
+      reasonList: Object.entries(a.claimReasons).map(([r, n]) => `${r} ${n}`).join(', '),
+      outcomeList: Object.entries(a.outcomes).map(([o, n]) => `${o} ${n}`).join(', '),
       lastSeenText: a.lastSeen.replace('T', ' ').slice(0, 16) + ' UTC',
     })),
   };
