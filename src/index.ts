@@ -208,7 +208,7 @@ export async function createAgentDiscovery(input: AgentDiscoveryOptions): Promis
       if (!traffic) return undefined;
       const range = parseSince(since);
       if (!range) throw new TypeError(`express-agent-discovery: traffic: since must be like '7d' or '24h' (got ${JSON.stringify(since)})`);
-      return readTrafficReport(database.db, range, options.defaultLanguage, traffic);
+      return readTrafficReport(database.db, range, options.defaultLanguage, traffic, agents.ledger.peek());
     },
     metricsRouter: createMetricsRouter(traffic),
     setResourceHeaders: createSetResourceHeaders(ctx),

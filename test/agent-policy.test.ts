@@ -153,6 +153,7 @@ for (const backend of backends) {
       assert.ok((line('googlebot')?.methods.ranges ?? 0) >= 2);
       assert.equal(line('bingbot')?.outcomes.charged, 2);
       assert.ok((line('bingbot')?.outcomes['payment-required'] ?? 0) >= 7);
+      assert.deepEqual(report.charges, [{ agent: 'bingbot', requests: 2, amountUsd: '0.004000' }], 'the ledger, before it is written');
       const decision = await site.agent.decide({ ip: FROM.gptbot, path: '/private/api', method: 'GET', protocol: 'http', url: '/private/api', originalUrl: '/private/api', headers: { 'user-agent': UA.gptbot } } as never);
       assert.equal(decision.status, 403);
       assert.equal(decision.identity.verification, 'verified');

@@ -17,7 +17,7 @@ export function askedRange(value: unknown): string | undefined {
 /** The report of a range (`7d`), with the counts of this process not yet flushed; undefined without the traffic option. */
 export async function trafficReportOf(ctx: AgentContext, since: string): Promise<TrafficReport | undefined> {
   if (!ctx.traffic) return undefined;
-  return readTrafficReport(ctx.db, parseSince(since)!, ctx.options.defaultLanguage, ctx.traffic);
+  return readTrafficReport(ctx.db, parseSince(since)!, ctx.options.defaultLanguage, ctx.traffic, ctx.agents?.ledger.peek());
 }
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;

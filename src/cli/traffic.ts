@@ -33,14 +33,25 @@ const pct = (share: number) => `${Math.round(share * 100)}%`;
 /** The report as text: totals, days, agents, resources, referrals. */
 export function formatTrafficReport(r: TrafficReport): string {
   const lines = [
-    `Agent traffic ${r.range.since.slice(0, 16)}Z to ${r.range.until.slice(0, 16)}Z: ${r.totals.requests} requests, ${r.totals.verified} verified, ${r.totals.robotsViolations} robots.txt violations, ${r.totals.referrals} referred visits`,
+    `Agent traffic ${r.range.since.slice(0, 16)}Z to ${r.range.until.slice(0, 16)}Z: ${r.totals.requests} requests, ${r.totals.verified} verified, ${r.totals.spoofed} spoofed, ${r.totals.robotsViolations} robots.txt violations, ${r.totals.referrals} referred visits`,
     '',
     pad([['day', ...Object.keys(r.totals.byPurpose), 'all'], ...r.daily.map((d) => [d.day, ...Object.keys(r.totals.byPurpose).map((p) => String(d.byPurpose[p] ?? 0)), String(d.requests)])]),
     '',
     r.agents.length
       ? pad([
-          ['agent', 'operator', 'purpose', 'requests', 'markdown', 'verified', 'violations', 'last seen'],
-          ...r.agents.map((a) => [a.agent, a.operator ?? '', a.purpose, String(a.requests), pct(a.markdownShare), pct(a.verifiedShare), String(a.robotsViolations), a.lastSeen.slice(0, 16)]),
+          ['agent', 'operator', 'purpose', 'requests', 'markdown', 'verified', 'spoofed', 'refused', 'violations', 'last seen'],
+          ...r.agents.map((a) => [
+            a.agent,
+            a.operator ?? '',
+            a.purpose,
+            String(a.requests),
+            pct(a.markdownShare),
+            pct(a.verifiedShare),
+            pct(a.spoofedShare),
+            String((a.outcomes.blocked ?? 0) + (a.outcomes.limited ?? 0) + (a.outcomes['payment-required'] ?? 0)),
+            String(a.robotsViolations),
+            a.lastSeen.slice(0, 16),
+          ]),
         ])
       : 'No agent requests in this range.',
     '',
@@ -48,6 +59,7 @@ export function formatTrafficReport(r: TrafficReport): string {
     '',
     r.referrals.length ? pad([['assistant', 'visits', 'landing page'], ...r.referrals.map((x) => [x.assistant, String(x.visits), x.landing])]) : 'No referred visits in this range.',
     '',
+    ...(r.charges?.length ? [pad([['charged agent', 'requests', 'amount (USD)'], ...r.charges.map((c) => [c.agent, String(c.requests), c.amountUsd])]), ''] : []),
   ];
   return lines.join('\n');
 }

@@ -12,7 +12,7 @@ import { createBotVerifier, DEFAULT_SIGNATURE_AGENT_ORIGINS } from '../traffic/w
 import { PATHS } from '../paths.js';
 import { createAgentGate, type AgentDecision, type AgentGate } from './agent-gate.js';
 import type { CompiledPolicy } from './agent-policy.js';
-import { ChargeLedger } from './charge-ledger.js';
+import { ChargeLedger } from '../traffic/charge-ledger.js';
 import { policyInForce } from './policy-settings.js';
 
 /** Who is asking and what they get: the identification, the policy in force, the gate, the charge ledger. */

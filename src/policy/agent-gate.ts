@@ -6,7 +6,7 @@ import { markOutcome, startMark, type TrafficOutcome } from '../traffic/traffic-
 import { PATHS } from '../paths.js';
 import { priceHeader, priceMicros, type CompiledPolicy } from './agent-policy.js';
 import { answerFormat, sendPolicyAnswer, type PolicyAnswer, type PolicyPlaces } from './policy-answers.js';
-import type { ChargeLedger } from './charge-ledger.js';
+import type { ChargeLedger } from '../traffic/charge-ledger.js';
 
 /** What the gate decided for one request. */
 export interface AgentDecision {

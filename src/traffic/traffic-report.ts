@@ -46,6 +46,11 @@ export interface TrafficReport {
   referrals: { assistant: string; landing: string; visits: number }[];
   /** Requests counted in this process and not yet flushed (included above). */
   pending: number;
+  /**
+   * The pay-per-crawl ledger of the range per agent: requests served with `crawler-charged` and their amount in
+   * USD (a decimal text with 6 places), dearest first. The record an owner bills from; no payment network is involved.
+   */
+  charges?: { agent: string; requests: number; amountUsd: string }[];
 }
 
 const DAY_MS = 86_400_000;
