@@ -12,7 +12,7 @@ import {
   type FieldRole,
   type RecipeRequest,
 } from '../recipes/directus/recipe-request.js';
-import { recipeSql } from '../recipes/directus/recipe-sql.js';
+import { recipeSql, tryRecipe } from '../recipes/directus/recipe-sql.js';
 import { reportRules, type RuleReport } from '../recipes/directus/rule-report.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
 
@@ -121,6 +121,11 @@ export const viewsCommand: CliCommand = {
       const model = await readDirectusModel(client, request.directusSchema, request.recipeSchema);
       const plan = planRecipe(model, request);
       const rules = await reportRules(client, plan);
+      try {
+        await tryRecipe(client, plan);
+      } catch (error) {
+        throw new RecipeRequestError(`the recipe for this model would not apply (nothing written): ${(error as Error).message}; see docs/guides/directus.md for what the generator serves`);
+      }
       const sql = recipeSql(plan, headerOf(args));
       if (values.out) writeFileSync(values.out, sql);
       else io.out(sql);
@@ -213,9 +218,8 @@ function reportText(plan: RecipePlan, rules: readonly RuleReport[], out: string 
   for (const c of plan.collections) {
     const first = c.number * ITEM_SPAN;
     const rule = rules.find((r) => r.collection === c.name);
-    const ruleText = !rule || rule.filter === undefined
-      ? 'the Public policy may not read it: nothing served'
-      : rule.problem ? `HIDDEN, the rule cannot be followed: ${rule.problem}`
+    const ruleText = rule?.problem ? `HIDDEN, the rule cannot be followed: ${rule.problem}`
+      : !rule || rule.filter === undefined ? 'the Public policy may not read it: nothing served'
       : JSON.stringify(rule.filter) === '{}' ? 'every item (the Public policy reads it without a filter)'
       : `followed: ${JSON.stringify(rule.filter)}`;
     lines.push(`  ${c.name}: category ${c.categoryName}, ids ${first ? `${first} + ` : ''}${c.primaryKey}, pages at ${request.siteUrl ?? ''}${c.pattern}`,
