@@ -33,7 +33,7 @@ describe('the views directus command line', () => {
     assert.match(none.err, /name the CMS: views directus/);
     const other = await cli(['views', 'wordpress'], { DATABASE_URL: 'postgres://localhost/x' });
     assert.equal(other.code, 2);
-    assert.match(other.err, /unknown CMS "wordpress" \(the generator knows: directus\)/);
+    assert.match(other.err, /unknown CMS "wordpress" \(the generator knows: directus, strapi;/);
     const noDb = await cli(['views', 'directus']);
     assert.equal(noDb.code, 2);
     assert.match(noDb.err, /no database: set DATABASE_URL, or pass --database-url <url>/);
