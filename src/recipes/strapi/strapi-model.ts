@@ -48,6 +48,8 @@ export interface StrapiModel {
   /** Empty without `--model`: components are only in the project's files. */
   readonly components: ReadonlyMap<string, StrapiComponent>;
   readonly modelGiven: boolean;
+  /** The md5 of the stored model's text at generation (null: none stored): while it is the same, no served field changed. */
+  readonly storedModelMd5: string | null;
   readonly locales: readonly string[];
   readonly defaultLocale: string;
   /** The actions of the users-permissions Public role now (`api::article.article.find`). */
@@ -98,7 +100,7 @@ export async function readStrapiModel(db: Queryable, schema: string, modelDir: s
   if (missingPlugin.length) {
     throw new StrapiModelError(`the users-permissions plugin's tables are missing (${missingPlugin.join(', ')}): the recipe follows its Public role, and without it Strapi serves nothing anonymously`);
   }
-  const { rows: stored } = await db.query<{ value: string }>(`SELECT value FROM ${q('strapi_core_store_settings')} WHERE key = 'strapi_content_types_schema'`);
+  const { rows: stored } = await db.query<{ value: string; md5: string }>(`SELECT value, md5(value) AS md5 FROM ${q('strapi_core_store_settings')} WHERE key = 'strapi_content_types_schema'`);
   let storedTypes: Record<string, StoredType> = {};
   try {
     storedTypes = stored[0]?.value ? (JSON.parse(stored[0].value) as Record<string, StoredType>) : {};
@@ -202,6 +204,7 @@ export async function readStrapiModel(db: Queryable, schema: string, modelDir: s
     types,
     components,
     modelGiven: modelDir !== undefined,
+    storedModelMd5: stored[0]?.md5 ?? null,
     locales,
     defaultLocale,
     publicActions: new Set(actions.map((r) => r.action)),

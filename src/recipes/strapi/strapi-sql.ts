@@ -51,12 +51,15 @@ $$;
 -- password or email) or no longer has it, 'public' when the users-permissions Public role has every
 -- action the type needs, else 'restricted'. Read on each statement (Strapi reads them on each request).
 CREATE OR REPLACE FUNCTION ${s}.strapi_type_state(uid text, actions text[], served text[]) RETURNS text LANGUAGE sql STABLE AS $$
+  WITH stored AS MATERIALIZED ( -- parsed only when it changed since the generation (the whole model is one JSON text of some 60 kB)
+    SELECT m.value::jsonb -> uid AS t FROM ${storeTable} m
+    WHERE m.key = 'strapi_content_types_schema'${plan.model.storedModelMd5 ? ` AND md5(m.value) <> ${literal(plan.model.storedModelMd5)}` : ''}
+  ), attrs AS MATERIALIZED (
+    SELECT coalesce(t -> '__schema__' -> 'attributes', t -> 'attributes') AS a FROM stored WHERE t IS NOT NULL
+  )
   SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM ${storeTable} st, unnest(served) f
-      WHERE st.key = 'strapi_content_types_schema' AND (st.value::jsonb -> uid) IS NOT NULL
-        AND (coalesce(st.value::jsonb -> uid -> '__schema__' -> 'attributes', st.value::jsonb -> uid -> 'attributes') -> f IS NULL
-          OR coalesce(st.value::jsonb -> uid -> '__schema__' -> 'attributes', st.value::jsonb -> uid -> 'attributes') -> f ->> 'private' = 'true'
-          OR coalesce(st.value::jsonb -> uid -> '__schema__' -> 'attributes', st.value::jsonb -> uid -> 'attributes') -> f ->> 'type' IN ('password', 'email'))) THEN 'closed'
+    WHEN EXISTS (SELECT 1 FROM attrs, unnest(served) f
+      WHERE a -> f IS NULL OR a -> f ->> 'private' = 'true' OR a -> f ->> 'type' IN ('password', 'email')) THEN 'closed'
     WHEN (SELECT count(DISTINCT p.action) FROM ${q('up_permissions')} p
       JOIN ${q('up_permissions_role_lnk')} l ON l.permission_id = p.id JOIN ${q('up_roles')} r ON r.id = l.role_id
       WHERE r.type = 'public' AND p.action = ANY (actions)) = cardinality(actions) THEN 'public'
