@@ -166,6 +166,15 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
     assert.match(md, /^### /m, 'the rich text\'s Markdown heading');
     assert.match(md, /!\[[^\]]*\]\(https:\/\/news\.example\/uploads\/[^)]+\)/, 'an image on the site');
     assert.doesNotMatch(md, /\\#|\*\*\*\*/, 'Markdown not escaped twice');
+    // A document in both locales: its page links its language versions (hreflang).
+    const [both] = await fixture.sql<{ en: string; nl: string }>(`SELECT $1 || '/en/articles/' || e.slug AS en, $1 || '/nl/articles/' || n.slug AS nl
+      FROM articles e JOIN articles n ON n.document_id = e.document_id AND n.locale = 'nl' AND n.published_at IS NOT NULL
+      WHERE e.locale = 'en' AND e.published_at IS NOT NULL ORDER BY e.id LIMIT 1`, [SITE]);
+    const res = await fetch(local(both!.nl));
+    assert.equal(res.status, 200);
+    const link = res.headers.get('link') ?? '';
+    assert.ok(link.includes(`<${both!.en}>; rel="alternate"; type="text/html"; hreflang="en"`), link);
+    assert.ok(link.includes(`<${both!.nl}>; rel="alternate"; type="text/html"; hreflang="nl"`), link);
   });
 
   it('follows an unpublish, an edit published, and the removal of the Public role\'s find', async () => {
