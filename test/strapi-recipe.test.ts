@@ -299,8 +299,12 @@ describe('views strapi: what bad input gets', { skip: process.env.DATABASE_URL ?
     const option = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'article:articles']);
     assert.match(option.err, /--type "article:articles": expected <type>\[:<pattern>\]/);
     await fixture.sql(`DELETE FROM i18n_locale WHERE code = 'en US!'; ALTER TABLE abouts DROP CONSTRAINT abouts_pkey; ALTER TABLE abouts ADD PRIMARY KEY (id)`);
-    const fine = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'article:/news/{documentId}']);
+    const fine = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'article:/news/{documentId}', '--upload-base', 'https://cdn.example/']);
     assert.equal(fine.code, 0, fine.err);
     assert.match(fine.err, /sections: a dynamic zone; its components are in the project's files: pass --model/);
+    await fixture.sql(fine.out);
+    const [row] = await fixture.sql<{ page: boolean; cdn: boolean; n: number }>(`SELECT bool_and(page_url ->> 'en' ~ '^/news/[a-z0-9]{24}$') AS page,
+      bool_or(body ->> 'en' LIKE '%<img src="https://cdn.example/uploads/%') AS cdn, count(*)::int AS n FROM agent.rsc WHERE id < 1000000000000 AND language @> ARRAY['en']`);
+    assert.deepEqual(row, { page: true, cdn: true, n: 249 }, 'the pattern with {documentId}, images on the upload base');
   });
 });
