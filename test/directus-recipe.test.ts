@@ -1,7 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { runCli } from '../src/cli/run.js';
 import { REPO_ROOT } from './support/repo.js';
 import { connectMcp } from './support/mcp-client.js';
 import { createDirectusDatabase, LEAK, type DirectusDatabase } from './fixtures/directus/fixture-database.js';
+import { eachLimited, startRecipeHost, stopHost } from './support/recipe-host.js';
 
 /**
  * The Directus recipe (examples/cms/directus), run as a user would: the fixture's Directus 12 database
@@ -30,49 +30,6 @@ const PUBLIC = `t.status = 'published' AND t.date_published <= (now() AT TIME ZO
 /** The same with the rule change the issue names: hide the articles tagged `sponsored`. */
 const PUBLIC_UNSPONSORED = `${PUBLIC} AND NOT EXISTS (SELECT 1 FROM articles_tags j JOIN tags g ON g.id = j.tags_id WHERE j.articles_id = t.id AND g.slug = 'sponsored')`;
 const RULE = { _and: [{ status: { _eq: 'published' } }, { date_published: { _lte: '$NOW' } }] };
-
-async function startHost(url: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${RECIPE}host.mjs`], {
-    cwd: REPO,
-    env: { ...process.env, DATABASE_URL: url, PORT: '0', SITE_URL: SITE },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-  const port = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host.mjs did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', () => {
-      const match = /listening on http:\/\/localhost:(\d+)\//.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`host.mjs exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
-
-async function stopHost(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** Runs `task` over `items`, `width` at a time. */
-async function eachLimited<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  }));
-}
 
 describe('examples/cms/directus: a Directus 12 database served through the generated views recipe', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
   let fixture: DirectusDatabase;
@@ -138,7 +95,7 @@ describe('examples/cms/directus: a Directus 12 database served through the gener
       },
     });
     setupOutput = setup.stdout + setup.stderr;
-    host = await startHost(fixture.url);
+    host = await startRecipeHost(`${RECIPE}host.mjs`, fixture.url, SITE);
     await fetch(`${host.base}/agent/resource/1/markdown`); // starts the Markdown worker threads
   });
 

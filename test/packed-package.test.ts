@@ -153,6 +153,7 @@ const TSCONFIG = {
 interface PackedFile {
   path: string;
   size: number;
+  mode: number;
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ead-packed-'));
@@ -356,6 +357,8 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
     for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk', 'templates/agent_admin_agents.njk', 'data/agent-catalogue.json', 'data/ai-referrers.json']) {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
+    const bin = packedFiles.find((f) => f.path === 'dist/src/cli/main.js')!;
+    assert.ok(bin.mode & 0o111, `the built bin is executable (npx from a checkout runs it): mode ${bin.mode.toString(8)}`);
     const unexpected = paths.filter(
       (p) => p.endsWith('.map') || (p.endsWith('.ts') && !p.endsWith('.d.ts')) || !/^(dist\/(src|migrations)\/|templates\/|data\/|docs\/|examples\/|LICENSE$|README\.md$|package\.json$)/.test(p),
     );

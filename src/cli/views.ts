@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { DirectusModelError, readDirectusModel } from '../recipes/directus/directus-model.js';
@@ -12,11 +11,14 @@ import {
   type FieldRole,
   type RecipeRequest,
 } from '../recipes/directus/recipe-request.js';
-import { recipeSql } from '../recipes/directus/recipe-sql.js';
+import { recipeSql, tryRecipe } from '../recipes/directus/recipe-sql.js';
 import { reportRules, type RuleReport } from '../recipes/directus/rule-report.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand, type CliIo } from './command.js';
+import { generateRecipe, recipeHeader, schemaOption, siteUrlOption } from './views-options.js';
+import { runStrapiViews } from './views-strapi.js';
 
 const HELP = `Usage: express-agent-discovery views directus [--database-url <url>] [options]
+       express-agent-discovery views strapi [--database-url <url>] [options] (see views strapi --help)
 
 Reads a Directus database's model (directus_collections, directus_fields,
 directus_relations) and writes the SQL of the views road for it: a schema
@@ -62,12 +64,12 @@ Exit status: 0 written, 1 failed (database), 2 wrong usage or a collection
 the generator needs a mapping for.
 `;
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `express-agent-discovery views directus`: the views-road recipe generated from Directus's model. */
 export const viewsCommand: CliCommand = {
-  summary: 'write the SQL of the views road from a CMS\'s own model (views directus --database-url …)',
+  summary: 'write the SQL of the views road from a CMS\'s own model (views directus|strapi --database-url …)',
   async run(args, io) {
+    if (args[0] === 'strapi') return runStrapiViews(args.slice(1), io);
     let parsed;
     try {
       parsed = parseArgs({
@@ -98,7 +100,7 @@ export const viewsCommand: CliCommand = {
       return EXIT_OK;
     }
     if (positionals[0] !== 'directus' || positionals.length > 1) {
-      return usage(io, positionals.length ? `unknown CMS "${positionals.join(' ')}" (the generator knows: directus)` : 'name the CMS: views directus');
+      return usage(io, positionals.length ? `unknown CMS "${positionals.join(' ')}" (the generator knows: directus, strapi; name it first: views strapi …)` : 'name the CMS: views directus');
     }
     const url = values['database-url'] ?? io.env.DATABASE_URL;
     if (!url) return usage(io, 'no database: set DATABASE_URL, or pass --database-url <url>');
@@ -109,33 +111,18 @@ export const viewsCommand: CliCommand = {
       if (error instanceof RecipeRequestError) return usage(io, error.message);
       throw error;
     }
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-    } catch (error) {
-      io.err(`express-agent-discovery views: cannot connect to the database: ${(error as Error).message}\n`);
-      return EXIT_FAILED;
-    }
-    try {
+    return generateRecipe(url, io, values.out, [DirectusModelError], async (client) => {
       await checkSettings(client, request);
       const model = await readDirectusModel(client, request.directusSchema, request.recipeSchema);
       const plan = planRecipe(model, request);
       const rules = await reportRules(client, plan);
-      const sql = recipeSql(plan, headerOf(args));
-      if (values.out) writeFileSync(values.out, sql);
-      else io.out(sql);
-      io.err(reportText(plan, rules, values.out));
-      return EXIT_OK;
-    } catch (error) {
-      if (error instanceof RecipeRequestError || error instanceof DirectusModelError) {
-        io.err(`express-agent-discovery views: ${error.message}\n`);
-        return EXIT_USAGE;
+      try {
+        await tryRecipe(client, plan);
+      } catch (error) {
+        throw new RecipeRequestError(`the recipe for this model would not apply (nothing written): ${(error as Error).message}; see docs/guides/directus.md for what the generator serves`);
       }
-      io.err(`express-agent-discovery views: ${(error as Error).message}\n`);
-      return EXIT_FAILED;
-    } finally {
-      await client.end();
-    }
+      return { sql: recipeSql(plan, recipeHeader(args, 'Applying it again recomputes every row.')), report: (out) => reportText(plan, rules, out) };
+    });
   },
 };
 
@@ -156,23 +143,8 @@ function requestOf(values: Values): RecipeRequest {
     own.set(role, field);
     mappings.set(collection, own);
   }
-  const schema = (name: string, fallback: string) => {
-    const value = (values[name] as string | undefined) ?? fallback;
-    if (!SCHEMA_NAME.test(value)) throw new RecipeRequestError(`--${name}: "${value}" is not a schema name (letters, digits and _)`);
-    return value;
-  };
-  const siteUrl = values['site-url'] as string | undefined;
-  if (siteUrl !== undefined) {
-    let parsedUrl: URL | undefined;
-    try {
-      parsedUrl = new URL(siteUrl);
-    } catch {
-      parsedUrl = undefined;
-    }
-    if (!parsedUrl || !/^https?:$/.test(parsedUrl.protocol) || parsedUrl.search || parsedUrl.hash) {
-      throw new RecipeRequestError(`--site-url: "${siteUrl}" is not an http(s) URL without query or fragment (e.g. https://news.example)`);
-    }
-  }
+  const schema = (name: string, fallback: string) => schemaOption(name, values[name] as string | undefined, fallback);
+  const siteUrl = siteUrlOption('site-url', values['site-url'] as string | undefined);
   const recipeSchema = schema('schema', 'agent');
   const directusSchema = schema('directus-schema', 'public');
   if (recipeSchema === directusSchema) throw new RecipeRequestError(`--schema: the recipe needs a schema of its own, not Directus's (${directusSchema})`);
@@ -180,7 +152,7 @@ function requestOf(values: Values): RecipeRequest {
     collections: list('collection').map(parseCollection),
     mappings,
     predicates: new Map(list('predicate').map(parsePredicate)),
-    siteUrl: siteUrl?.replace(/\/+$/, ''),
+    siteUrl,
     recipeSchema,
     directusSchema,
     timeZone: (values['time-zone'] as string | undefined) ?? 'UTC',
@@ -200,12 +172,6 @@ async function checkSettings(client: pg.Client, request: RecipeRequest): Promise
   if (!rows[0]?.config) throw new RecipeRequestError(`--text-search: the text search configuration "${request.textSearch}" does not exist in this database`);
 }
 
-/** The SQL's first lines: how it was made, so that it can be made again. */
-function headerOf(args: readonly string[]): string {
-  const shown = args.map((a) => (/^postgres(ql)?:\/\//.test(a) ? a.replace(/\/\/[^@/]*@/, '//…@') : a));
-  return `-- Generated by express-agent-discovery views ${shown.join(' ')}\n-- Apply: psql -v ON_ERROR_STOP=1 -d "$DATABASE_URL" -f <this file>. Applying it again recomputes every row.`;
-}
-
 /** What the recipe serves and how each rule stands, for people (standard error). */
 function reportText(plan: RecipePlan, rules: readonly RuleReport[], out: string | undefined): string {
   const { request } = plan;
@@ -213,9 +179,8 @@ function reportText(plan: RecipePlan, rules: readonly RuleReport[], out: string 
   for (const c of plan.collections) {
     const first = c.number * ITEM_SPAN;
     const rule = rules.find((r) => r.collection === c.name);
-    const ruleText = !rule || rule.filter === undefined
-      ? 'the Public policy may not read it: nothing served'
-      : rule.problem ? `HIDDEN, the rule cannot be followed: ${rule.problem}`
+    const ruleText = rule?.problem ? `HIDDEN, the rule cannot be followed: ${rule.problem}`
+      : !rule || rule.filter === undefined ? 'the Public policy may not read it: nothing served'
       : JSON.stringify(rule.filter) === '{}' ? 'every item (the Public policy reads it without a filter)'
       : `followed: ${JSON.stringify(rule.filter)}`;
     lines.push(`  ${c.name}: category ${c.categoryName}, ids ${first ? `${first} + ` : ''}${c.primaryKey}, pages at ${request.siteUrl ?? ''}${c.pattern}`,

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database, LocalizedText } from '../db/schema.js';
 import { fromEpoch, runtimeValue } from './keyset.js';
-import { anonymousVisible } from './visibility.js';
+import { anonymousVisible, notMeta } from './visibility.js';
 import { optionalColumn } from '../db/content-binding.js';
 
 /** What an entry of the change feed is: a public resource that changed, or an id that stopped being public. */
@@ -55,7 +55,8 @@ const changedAt = (alias: string) => sql`greatest(${sql.ref(`${alias}.modified`)
 
 /**
  * One page of the change feed after a position, in the feed's order (time, kind, id): every public
- * resource once, at its latest change (`greatest(modified, publication_start)`, or the time the
+ * resource that has a page (not vocabulary: categories and predicates are `meta`, as search and the
+ * sitemap leave them out) once, at its latest change (`greatest(modified, publication_start)`, or the time the
  * visibility log says it became public or changed again, when that is later); every id whose latest
  * logged change is that it stopped being public; every resource that expired after having been
  * public, at its end. A removal carries nothing of the resource but its id (the row is not even joined).
@@ -63,8 +64,8 @@ const changedAt = (alias: string) => sql`greatest(${sql.ref(`${alias}.modified`)
  * ```sql
  * SELECT e.kind, e.id, e.at, <at as seconds, microseconds>, r.name, r.language, r.modified, r.page_url, cat.name
  * FROM (
- *   SELECT 0 AS kind, r.id, greatest(r.modified, r.publication_start) AS at FROM rsc r WHERE <anonymous-visible r> AND <no later public log entry>
- *   UNION ALL SELECT 0, l.id, l.at FROM agent_discovery_visibility_log l JOIN rsc r ON r.id = l.id WHERE l.public AND <anonymous-visible r> AND l.at > <r's change>
+ *   SELECT 0 AS kind, r.id, greatest(r.modified, r.publication_start) AS at FROM rsc r WHERE <anonymous-visible r> AND <not meta r> AND <no later public log entry>
+ *   UNION ALL SELECT 0, l.id, l.at FROM agent_discovery_visibility_log l JOIN rsc r ON r.id = l.id WHERE l.public AND <anonymous-visible r> AND <not meta r> AND l.at > <r's change>
  *   UNION ALL SELECT 1, l.id, l.at FROM agent_discovery_visibility_log l WHERE NOT l.public
  *   UNION ALL SELECT 1, r.id, r.publication_end FROM rsc r WHERE <expired after public r>
  * ) e  -- each part also bounded by at >= $t
@@ -85,11 +86,11 @@ export async function readChanges(db: Kysely<Database>, q: ChangesQuery): Promis
       r.name AS "name", r.language AS "language", r.modified AS "modified", ${optionalColumn(db, 'r', 'page_url')} AS "page_url", cat.name AS "category_name"
     FROM (
       SELECT ${changed} AS kind, c.id, ${changedAt('c')} AS at FROM rsc c
-        WHERE ${anonymousVisible('c')} AND ${changedAt('c')} >= ${t}
+        WHERE ${anonymousVisible('c')} AND ${notMeta('c')} AND ${changedAt('c')} >= ${t}
           AND NOT EXISTS (SELECT 1 FROM ${log} l WHERE l.id = c.id AND l.public AND l.at > ${changedAt('c')})
       UNION ALL
       SELECT ${changed}, l.id, l.at FROM ${log} l JOIN rsc c ON c.id = l.id
-        WHERE l.public AND ${anonymousVisible('c')} AND l.at >= ${t} AND l.at > ${changedAt('c')}
+        WHERE l.public AND ${anonymousVisible('c')} AND ${notMeta('c')} AND l.at >= ${t} AND l.at > ${changedAt('c')}
       UNION ALL
       SELECT ${removed}, l.id, l.at FROM ${log} l WHERE NOT l.public AND l.at >= ${t}
       UNION ALL

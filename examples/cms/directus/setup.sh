@@ -5,6 +5,10 @@
 # `agent`, triggers and indexes. Safe to run again (after a change of the model): it recomputes every row.
 #
 #   DATABASE_URL=postgres://directus@db/directus SITE_URL=https://news.example bash examples/cms/directus/setup.sh
+#   DATABASE_URL=… bash examples/cms/directus/setup.sh --collection 'posts:/blog/{slug}' --map pages.date=none
+#
+# Arguments (optional): the generator's options naming your collections (--collection, --map,
+# --predicate; see docs/guides/directus.md); without them, the example's model (articles, authors, tags).
 #
 # SITE_URL (optional): the public site the articles are on; they cite <SITE_URL>/articles/<slug>.
 # RECIPE_SQL (optional): where to write the generated SQL (default: a temporary file, kept).
@@ -14,10 +18,12 @@ set -euo pipefail
 cli=${EXPRESS_AGENT_DISCOVERY:-npx express-agent-discovery}
 sql=${RECIPE_SQL:-$(mktemp "${TMPDIR:-/tmp}/agent-directus-XXXXXX.sql")}
 
-# Articles at /articles/<slug>; authors and tags have no date field: served undated.
-$cli views directus --database-url "$DATABASE_URL" ${SITE_URL:+--site-url "$SITE_URL"} \
-  --collection 'articles:/articles/{slug}' --collection 'authors:/authors/{slug}' --collection 'tags:/tags/{slug}' \
-  --map authors.date=none --map tags.date=none \
+# The example's model: articles at /articles/<slug>; authors and tags have no date field: served undated.
+if [ "$#" -eq 0 ]; then
+  set -- --collection 'articles:/articles/{slug}' --collection 'authors:/authors/{slug}' --collection 'tags:/tags/{slug}' \
+    --map authors.date=none --map tags.date=none
+fi
+$cli views directus --database-url "$DATABASE_URL" ${SITE_URL:+--site-url "$SITE_URL"} "$@" \
   --text-search english \
   --out "$sql"
 

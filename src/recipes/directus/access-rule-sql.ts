@@ -2,15 +2,15 @@ import { literal } from './sql-text.js';
 import type { RecipeNames } from './recipe-names.js';
 
 /** Directus's tables whose rows make up the Public policy's rules, watched by statement triggers. */
-export const RULE_TABLES = ['directus_permissions', 'directus_policies', 'directus_access', 'directus_relations', 'directus_fields'] as const;
+export const RULE_TABLES = ['directus_permissions', 'directus_policies', 'directus_access', 'directus_relations', 'directus_fields', 'directus_settings'] as const;
 
 /**
  * Following the Public policy's rules: each served collection's rule is translated
  * (`directus_filter_sql`) into `<schema>.access_rule`, and every item's `visibility` and publication
  * window computed from it. What starts it:
  *
- * - a write to `directus_permissions`, `directus_policies`, `directus_access`, `directus_relations`
- *   or `directus_fields` (statement triggers): every rule is translated again, and the items of a
+ * - a write to `directus_permissions`, `directus_policies`, `directus_access`, `directus_relations`,
+ *   `directus_fields` or `directus_settings` (the licence: Directus Core ignores filtered rows) (statement triggers): every rule is translated again, and the items of a
  *   collection whose translation changed are computed again (`follow_rules`);
  * - a write to an item (its collection's row trigger, `follow_rule` for that item);
  * - a write to a row a rule reads through a relation (a tag renamed, a tag added to an article): the
@@ -94,7 +94,12 @@ BEGIN
     coalesce(jsonb_agg(r.filter) FILTER (WHERE NOT (r.filter IS NULL OR r.filter IN ('{}'::jsonb, 'null'::jsonb))), '[]')
   INTO total, unfiltered, filters FROM ${s}.directus_public_reads(coll) r;
   IF total = 0 THEN
-    RETURN; -- the Public policy may not read the collection: hidden, and that is the rule, not a problem
+    IF EXISTS (SELECT 1 FROM ${s}.directus_public_permissions(coll) p WHERE NOT p.enforced) THEN
+      problem := format('no Directus licence is stored (directus_settings.license_key and license_token are empty): Directus Core ignores '
+        'the Public policy''s filtered read rule on %s and answers anonymous reads 403, so nothing is served; a licensed Directus '
+        'enforces the rule, and the recipe follows it as soon as the licence is stored', coll);
+    END IF;
+    RETURN; -- the Public policy may not read the collection: hidden, and that is the rule
   END IF;
   filter := CASE WHEN unfiltered THEN '{}'::jsonb WHEN total = 1 THEN filters -> 0 ELSE jsonb_build_object('_or', filters) END;
   SELECT string_agg(f, ', ' ORDER BY f) INTO missing FROM unnest(served) f

@@ -42,6 +42,13 @@ function ftsSql(config: string, title: string, summary: string, body: string): s
 }
 
 /**
+ * A field's text over an item's translations: the translations' texts joined when the field is
+ * translated; else the item's own (an aggregate over only the item's columns would belong to the
+ * outer query, which PostgreSQL refuses in a FROM clause).
+ */
+const joined = (f: FieldSource | undefined, text: string): string => (f?.translated ? `coalesce(string_agg(${text}, ' '), '')` : text);
+
+/**
  * The SELECT of a collection's rows of `resource` (every column but the visibility ones, which
  * `follow_rule` computes), for the items `items` (all when NULL). Without translations one language;
  * with them one entry per translation, the default language first.
@@ -56,7 +63,9 @@ function rowsSelect(plan: RecipePlan, names: RecipeNames, c: PlannedCollection, 
   const body = c.body ? bodyHtmlSql(c.body, c.body.translated ? 'y' : 't') : `''`;
   const instantOf = (f: FieldSource | undefined | null) => (f && !f.translated ? instantSql('t', f, names.zone) : undefined);
   const created = instantOf(c.created) ?? instantOf(c.date) ?? 'NULL::timestamptz';
-  const modified = instantOf(c.modified) ?? instantOf(c.created) ?? instantOf(c.date) ?? 'NULL::timestamptz';
+  // A never-edited item (Directus leaves date_updated null) was last modified when it was created.
+  const modifiedSources = [instantOf(c.modified), instantOf(c.created) ?? instantOf(c.date)].filter((x): x is string => x !== undefined);
+  const modified = modifiedSources.length > 1 ? `coalesce(${modifiedSources.join(', ')})` : modifiedSources[0] ?? 'NULL::timestamptz';
   const from = `FROM ${d}.${ident(c.name)} t`;
   const where = `WHERE ${some ? `${pk} = ANY (items) AND ` : ''}${pk} BETWEEN 1 AND ${ITEM_SPAN - 1}`;
   const head = `SELECT ${k}::bigint * ${ITEM_SPAN} + ${pk}, ${k}, ${pk}, ${c.categoryId}`;
@@ -82,7 +91,7 @@ function rowsSelect(plan: RecipePlan, names: RecipeNames, c: PlannedCollection, 
       jsonb_object_agg(${code}, ${textOf(c.title)}) AS title,
       jsonb_object_agg(${code}, ${textOf(c.summary)}) AS summary,
       jsonb_object_agg(${code}, ${pageUrlSql(c, request.siteUrl, code)}) AS page_url,
-      ${ftsSql(request.textSearch, `string_agg(${textOf(c.title)}, ' ')`, `string_agg(${textOf(c.summary)}, ' ')`, `string_agg(${body}, ' ')`)} AS fts,
+      ${ftsSql(request.textSearch, joined(c.title, textOf(c.title)), joined(c.summary, textOf(c.summary)), joined(c.body, body))} AS fts,
       min(${c.date?.translated ? instantSql('y', c.date, names.zone) : 'NULL::timestamptz'}) AS dated
     FROM ${d}.${ident(tr.collection)} y
     WHERE y.${ident(tr.itemField)} = ${pk} AND y.${ident(tr.languageField)} IS NOT NULL
@@ -106,13 +115,18 @@ function manyToOneEdgesSql(names: RecipeNames, plan: RecipePlan, c: PlannedColle
     ON CONFLICT DO NOTHING;`;
 }
 
-/** A collection's rows of `resource` written from its table: the items `items` (`some`), or all. */
+/**
+ * A collection's rows of `resource` written from its table: the items `items` (`some`, after a write
+ * to them), or all (the fill). An item without any date field is modified by the write (`now()`); the
+ * fill keeps the `modified` it had, so that applying the recipe again changes no item's.
+ */
 function upsertSql(plan: RecipePlan, names: RecipeNames, c: PlannedCollection, some: boolean): string {
   const { s } = names;
   return `    INSERT INTO ${s}.resource AS r (id, collection_no, item, category_id, dated, created, modified, language, title, summary, fts, page_url,
       visibility, publication_start)
     SELECT v.id, v.collection_no, v.item, v.category_id, v.dated,
-      coalesce(v.created, (SELECT x.created FROM ${s}.resource x WHERE x.id = v.id), now()), coalesce(v.modified, now()),
+      coalesce(v.created, (SELECT x.created FROM ${s}.resource x WHERE x.id = v.id), now()),
+      coalesce(v.modified, v.created, ${some ? '' : `(SELECT x.modified FROM ${s}.resource x WHERE x.id = v.id), `}now()),
       v.language, v.title, v.summary, v.fts, v.page_url, 'closed', coalesce(v.dated, now())
     FROM (
     ${rowsSelect(plan, names, c, some)}
@@ -236,7 +250,8 @@ export function bodySql(plan: RecipePlan, names: RecipeNames): string {
       return `    WHEN ${c.number} THEN (SELECT jsonb_object_agg(lower(y.${ident(tr.languageField)}::text), ${bodyHtmlSql(c.body, 'y')})
       FROM ${d}.${ident(tr.collection)} y WHERE y.${ident(tr.itemField)} = item AND y.${ident(tr.languageField)} IS NOT NULL)`;
     }
-    return `    WHEN ${c.number} THEN (SELECT jsonb_build_object(language[1], ${bodyHtmlSql(c.body, 't')}) FROM ${d}.${ident(c.name)} t WHERE t.${pk} = item)`;
+    // Untranslated: the same body in each of the item's languages.
+    return `    WHEN ${c.number} THEN (SELECT jsonb_object_agg(l, ${bodyHtmlSql(c.body, 't')}) FROM ${d}.${ident(c.name)} t, unnest(language) l WHERE t.${pk} = item)`;
   });
   return `-- A served item's body, by collection and primary key (a function, so that Directus can still alter its tables).
 CREATE OR REPLACE FUNCTION ${names.s}.body_of(collection_no integer, item bigint, language text[]) RETURNS jsonb LANGUAGE sql STABLE AS $$

@@ -13,6 +13,8 @@ export interface DirectusCollection {
   readonly singleton: boolean;
   /** The single-column primary key, when the table has one. */
   readonly primaryKey: string | undefined;
+  /** The columns of a primary key of several columns (composite), else empty. */
+  readonly compositeKey: readonly string[];
   /** Column name → PostgreSQL type (`format_type`), every column of the table. */
   readonly columns: ReadonlyMap<string, string>;
   /** Field name → what `directus_fields` says of it (alias fields such as `tags` or `translations` live only here). */
@@ -81,9 +83,10 @@ export async function readDirectusModel(db: Queryable, schema: string, recipeSch
   const { rows: collections } = await db.query<{ collection: string; hidden: boolean; singleton: boolean }>(
     `SELECT collection, hidden, singleton FROM ${q('directus_collections')} WHERE collection NOT LIKE 'directus\\_%' ORDER BY collection`,
   );
-  const { rows: columns } = await db.query<{ relation: string; name: string; type: string; primary: boolean }>(
+  const { rows: columns } = await db.query<{ relation: string; name: string; type: string; primary: boolean; composite: boolean }>(
     `SELECT c.relname AS relation, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
-       EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND i.indnatts = 1 AND i.indkey[0] = a.attnum) AS primary
+       EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND i.indnatts = 1 AND i.indkey[0] = a.attnum) AS primary,
+       EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND i.indnatts > 1 AND a.attnum = ANY (i.indkey)) AS composite
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY c.relname, a.attnum`,
@@ -111,6 +114,7 @@ export async function readDirectusModel(db: Queryable, schema: string, recipeSch
       hidden: c.hidden,
       singleton: c.singleton,
       primaryKey: own.find((col) => col.primary)?.name,
+      compositeKey: own.filter((col) => col.composite).map((col) => col.name),
       columns: new Map(own.map((col) => [col.name, col.type])),
       fields: new Map(
         fields.filter((f) => f.collection === c.collection).map((f) => [f.field, { special: splitList(f.special), interface: f.interface }]),

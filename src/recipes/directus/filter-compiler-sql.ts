@@ -51,15 +51,40 @@ CREATE OR REPLACE FUNCTION ${s}.directus_column_type(coll text, field text) RETU
   WHERE a.attrelid = to_regclass(format('%I.%I', ${d}, coll)) AND a.attname = field AND a.attnum > 0 AND NOT a.attisdropped
 $$;
 
+-- Whether Directus enforces filtered permission rows. Directus 12 Core (no licence) ignores a row with a
+-- filter (custom permission rules are a licensed feature); a database reader sees only whether a licence
+-- is stored (license_key and license_token). A Directus without these columns (before 12) enforces them.
+CREATE OR REPLACE FUNCTION ${s}.directus_filters_enforced() RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  licensed boolean;
+BEGIN
+  IF (SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass(format('%I.directus_settings', ${d}))
+      AND attname IN ('license_key', 'license_token') AND NOT attisdropped) < 2 THEN
+    RETURN true;
+  END IF;
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.directus_settings WHERE coalesce(btrim(license_key), %L) <> %L AND coalesce(btrim(license_token), %L) <> %L)',
+    ${d}, '', '', '', '') INTO licensed;
+  RETURN licensed;
+END
+$$;
+
 -- The read permissions of the Public policy (the policies attached with no role and no user; a policy
--- limited to some IP addresses does not count: agents come from anywhere).
-CREATE OR REPLACE FUNCTION ${s}.directus_public_reads(coll text)
-RETURNS TABLE (filter jsonb, fields text[]) LANGUAGE sql STABLE AS $$
-  SELECT p.permissions::jsonb, string_to_array(replace(p.fields, ' ', ''), ',')
+-- limited to some IP addresses does not count: agents come from anywhere), every one, with whether
+-- Directus enforces it (a filtered row is ignored by an unlicensed Directus).
+CREATE OR REPLACE FUNCTION ${s}.directus_public_permissions(coll text)
+RETURNS TABLE (filter jsonb, fields text[], enforced boolean) LANGUAGE sql STABLE AS $$
+  SELECT p.permissions::jsonb, string_to_array(replace(p.fields, ' ', ''), ','),
+    p.permissions IS NULL OR p.permissions::jsonb IN ('{}'::jsonb, 'null'::jsonb) OR ${s}.directus_filters_enforced()
   FROM ${n.directusIdent}.directus_permissions p JOIN ${n.directusIdent}.directus_policies pol ON pol.id = p.policy
   WHERE p.collection = coll AND p.action = 'read'
     AND coalesce(btrim(pol.ip_access), '') = ''
     AND EXISTS (SELECT 1 FROM ${n.directusIdent}.directus_access a WHERE a.policy = pol.id AND a.role IS NULL AND a."user" IS NULL)
+$$;
+
+-- The read permissions of the Public policy that Directus enforces: what it answers anonymous reads with.
+CREATE OR REPLACE FUNCTION ${s}.directus_public_reads(coll text)
+RETURNS TABLE (filter jsonb, fields text[]) LANGUAGE sql STABLE AS $$
+  SELECT p.filter, p.fields FROM ${s}.directus_public_permissions(coll) p WHERE p.enforced
 $$;
 
 -- Whether the Public policy may read field \`field\` of every item of \`coll\` (a permission without a filter).

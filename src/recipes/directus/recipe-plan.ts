@@ -118,11 +118,22 @@ export function planRecipe(model: DirectusModel, request: RecipeRequest): Recipe
   const language = (request.language ?? model.defaultLanguage ?? 'en').toLowerCase();
   if (!isLanguageTag(language)) throw new RecipeRequestError(`--language: "${language}" is not a language code such as "en" or "pt-br"`);
   const categoryNames = new Set<string>();
-  const collections = requested.map((r) => {
-    const c = planCollection(model, model.collections.get(r.name)!, r.pattern, request.mappings.get(r.name) ?? new Map(), numbers.get(r.name)!, categoryNames);
-    categoryNames.add(c.categoryName);
-    return c;
+  // Every collection that cannot be served is reported, not only the first.
+  const problems: string[] = [];
+  const collections = requested.flatMap((r) => {
+    try {
+      const c = planCollection(model, model.collections.get(r.name)!, r.pattern, request.mappings.get(r.name) ?? new Map(), numbers.get(r.name)!, categoryNames);
+      categoryNames.add(c.categoryName);
+      return [c];
+    } catch (error) {
+      if (!(error instanceof RecipeRequestError)) throw error;
+      problems.push(error.message);
+      return [];
+    }
   });
+  if (problems.length) {
+    throw new RecipeRequestError(problems.length === 1 ? problems[0]! : `${problems.length} collections cannot be served as asked:\n  - ${problems.join('\n  - ')}`);
+  }
   const predicates = planPredicates(model, request, collections, categoryNames);
   const relationKeys = model.relations
     .filter((r) => model.collections.get(r.manyCollection)?.columns.has(r.manyField))
@@ -157,9 +168,10 @@ function planCollection(
   usedNames: ReadonlySet<string>,
 ): PlannedCollection {
   if (!c.primaryKey || !INTEGER_TYPE.test(c.columns.get(c.primaryKey) ?? '')) {
-    const type = c.primaryKey ? c.columns.get(c.primaryKey) : 'none';
+    const key = c.primaryKey ? `${c.primaryKey} (${c.columns.get(c.primaryKey)})`
+      : c.compositeKey.length ? `composite (${c.compositeKey.join(', ')})` : 'missing';
     throw new RecipeRequestError(
-      `collection ${c.name}: its primary key is ${c.primaryKey ? `${c.primaryKey} (${type})` : 'missing'}; the generator serves collections whose primary key is an integer (a uuid or string key needs a surrogate id, see the guide)`,
+      `collection ${c.name}: its primary key is ${key}; the generator serves collections whose primary key is one integer column (a uuid, string or composite key needs a surrogate id, see the guide)`,
     );
   }
   const translations = translationsOf(model, c);

@@ -5,6 +5,7 @@ import { ITEM_SPAN, VOCABULARY, VOCABULARY_BASE } from './id-scheme.js';
 import { recipeNames, type RecipeNames } from './recipe-names.js';
 import type { RecipePlan } from './recipe-plan.js';
 import { schemaSql } from './schema-sql.js';
+import type { Queryable } from './directus-model.js';
 import { ident, literal, objectName } from './sql-text.js';
 
 /**
@@ -18,14 +19,14 @@ import { ident, literal, objectName } from './sql-text.js';
  * const sql = recipeSql(planRecipe(model, request)) // BEGIN; CREATE SCHEMA IF NOT EXISTS "agent"; … COMMIT;
  * ```
  */
-export function recipeSql(plan: RecipePlan, header = ''): string {
+export function recipeSql(plan: RecipePlan, header = '', { trial = false } = {}): string {
   const { request } = plan;
   const names = recipeNames(request.recipeSchema, request.directusSchema, request.timeZone);
   const { s, directusIdent: d } = names;
   return [
     header,
     'SET client_min_messages = warning;',
-    'BEGIN;',
+    trial ? '' : 'BEGIN;',
     schemaSql(names),
     filterCompilerSql(names),
     commonSql(names),
@@ -40,13 +41,28 @@ ${plan.watched.map((t) => `CREATE TRIGGER agent_related AFTER INSERT OR UPDATE O
 CREATE TRIGGER agent_related_truncate AFTER TRUNCATE ON ${d}.${ident(t)} FOR EACH STATEMENT EXECUTE FUNCTION ${s}.on_related_truncate();`).join('\n')}`,
     bodySql(plan, names),
     rscSql(names),
-    relationIndexSql(plan, names),
-    fillSql(plan, names),
+    trial ? '' : relationIndexSql(plan, names),
+    fillSql(plan, names, trial),
     ...plan.predicates.filter((p) => p.junction).map((p) => junctionSql(plan, names, p)),
-    indexSql(plan, names),
-    'COMMIT;',
+    trial ? '' : indexSql(plan, names),
+    trial ? '' : 'COMMIT;',
     '',
   ].join('\n\n');
+}
+
+/**
+ * Applies the recipe in a transaction that is rolled back, every statement of it planned and run
+ * over no item (the fill refreshes an empty list): an SQL text the generator writes applies, or
+ * the generator says why not instead of writing it. Directus's tables are locked only for that short
+ * transaction (its triggers are created and dropped again); nothing is indexed or filled.
+ */
+export async function tryRecipe(db: Queryable, plan: RecipePlan): Promise<void> {
+  await db.query('BEGIN');
+  try {
+    await db.query(recipeSql(plan, '', { trial: true }));
+  } finally {
+    await db.query('ROLLBACK');
+  }
 }
 
 /** Forgetting deleted items, with their edges. */
@@ -169,8 +185,16 @@ function relationIndexSql(plan: RecipePlan, { directusIdent: d }: RecipeNames): 
 }
 
 /** The initial fill: the rules translated, every item's row (items gone since are forgotten), then its visibility. */
-function fillSql(plan: RecipePlan, names: RecipeNames): string {
+function fillSql(plan: RecipePlan, names: RecipeNames, trial = false): string {
   const { s, directusIdent: d } = names;
+  if (trial) {
+    return `DO $$
+BEGIN
+  PERFORM ${s}.follow_rules();
+${plan.collections.map((c) => `  PERFORM ${s}.${ident(objectName('refresh_', c.name, c.number))}(ARRAY[]::bigint[]);`).join('\n')}
+END
+$$;`;
+  }
   return `-- The initial fill (about 1 ms per item, mostly the text vectors).
 DO $$
 BEGIN

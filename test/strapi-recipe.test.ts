@@ -1,0 +1,310 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { runCli } from '../src/cli/run.js';
+import { REPO_ROOT } from './support/repo.js';
+import { eachLimited, startRecipeHost, stopHost } from './support/recipe-host.js';
+import { createStrapiDatabase, LEAK, STRAPI_FIXTURE, type StrapiDatabase } from './fixtures/strapi/fixture-database.js';
+import { databaseUrl } from './fixtures/directus/fixture-database.js';
+
+/**
+ * The Strapi 5 recipe (examples/cms/strapi), run as a user would over the Strapi 5.54.0 fixture:
+ * `setup.sh` (the generator over Strapi's tables and the project's model files, its SQL applied,
+ * `doctor`) and `host.mjs` as they are. What is served is checked against SQL over Strapi's own
+ * tables (the fixture README's query for the Public role): exactly the published articles of both
+ * locales, with their published titles; the marker `wombatsecret` (every draft-only text, private
+ * field and author email) and the tag names (the Public role may not read tags) in no answer; an
+ * unpublish, an edit published, and the removal of the Public role's find followed on the next read;
+ * an unknown component served around and noticed. Then what bad input gets from the generator.
+ */
+
+const RECIPE = `${REPO_ROOT}examples/cms/strapi/`;
+const SITE = 'https://news.example';
+const run = promisify(execFile);
+const TAG_NAMES = /Election Watch|Climate Desk/;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { env: {}, out: (t) => void (out += t), err: (t) => void (err += t) });
+  return { code, out, err };
+}
+
+describe('examples/cms/strapi: a Strapi 5 database served through the generated views recipe', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
+  let fixture: StrapiDatabase;
+  let host: { child: ChildProcess; base: string };
+  let workDir: string;
+  let setupOutput = '';
+  const seen: { what: string; text: string }[] = [];
+  const local = (path: string) => (path.startsWith(SITE) ? `${host.base}${path.slice(SITE.length)}` : path.startsWith('http') ? path : `${host.base}${path}`);
+  async function get(path: string): Promise<{ status: number; text: string }> {
+    const res = await fetch(local(path), { redirect: 'manual' });
+    const text = await res.text();
+    seen.push({ what: path, text: [...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n' + text });
+    return { status: res.status, text };
+  }
+  async function walk(path: string): Promise<any[]> {
+    const items: any[] = [];
+    let next: string | null = path;
+    for (let pages = 0; next; pages++) {
+      assert.ok(pages < 100, `${path}: the walk does not end`);
+      const res = await get(next);
+      assert.equal(res.status, 200, `${next}: ${res.text}`);
+      const { result } = JSON.parse(res.text);
+      items.push(...result.items);
+      next = result.next ? result.next_url : null;
+    }
+    return items;
+  }
+  /** The public articles of a locale as Strapi's REST API lists them (the fixture README's SQL): page URL → published title. */
+  const published = async (locale: string) =>
+    new Map((await fixture.sql<{ url: string; title: string }>(
+      `SELECT $2 || '/' || a.locale || '/articles/' || a.slug AS url, a.title FROM articles a
+       WHERE a.published_at IS NOT NULL AND a.locale = $1
+         AND EXISTS (SELECT 1 FROM up_permissions p JOIN up_permissions_role_lnk l ON l.permission_id = p.id JOIN up_roles r ON r.id = l.role_id
+                     WHERE r.type = 'public' AND p.action = 'api::article.article.find')`, [locale, SITE])).map((r) => [r.url, r.title]));
+  /** What the host serves of a locale: page URL → title, from search walked to its end. */
+  const served = async (locale: string) =>
+    new Map((await walk(`/api/agent/search?cat=articles&language=${locale}&pagelen=100`)).filter((i) => i.language === locale).map((i) => [i.page_url as string, i.title as string]));
+
+  before(async () => {
+    fixture = await createStrapiDatabase('recipe');
+    workDir = mkdtempSync(join(tmpdir(), 'strapi-recipe-'));
+    const setup = await run('bash', [`${RECIPE}setup.sh`], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: fixture.url,
+        SITE_URL: SITE,
+        STRAPI_PROJECT: `${STRAPI_FIXTURE}model`,
+        RECIPE_SQL: join(workDir, 'recipe.sql'),
+        EXPRESS_AGENT_DISCOVERY: `${process.execPath} --import tsx src/cli/main.ts`,
+      },
+    });
+    setupOutput = setup.stdout + setup.stderr;
+    host = await startRecipeHost(`${RECIPE}host.mjs`, fixture.url, SITE);
+  });
+
+  after(async () => {
+    if (host) await stopHost(host.child);
+    await fixture?.drop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('setup.sh serves the types the Public role may read, names what it leaves out, and doctor finds no hidden rule', () => {
+    assert.match(setupOutput, /serving: api::about\.about api::article\.article api::author\.author api::category\.category/);
+    assert.match(setupOutput, /api::article\.article: category articles, .*pages at https:\/\/news\.example\/\{locale\}\/articles\/\{slug\}/);
+    assert.match(setupOutput, /api::tag\.tag: not served, the Public role may not find or findOne it/);
+    assert.match(setupOutput, /never served \(private or password\/email\): internal_notes/);
+    assert.match(setupOutput, /never served \(private or password\/email\): email/);
+    assert.doesNotMatch(setupOutput, /predicate .*tags/, 'tags are not named');
+    assert.doesNotMatch(setupOutput, /Hidden because/);
+  });
+
+  it('serves exactly the published articles of both locales, with their published titles', async () => {
+    for (const locale of ['en', 'nl']) {
+      const expected = await published(locale);
+      assert.equal(expected.size, locale === 'en' ? 249 : 72);
+      assert.deepEqual(new Map([...(await served(locale))].sort()), new Map([...expected].sort()), locale);
+    }
+  });
+
+  it('reads, Markdown, pages and documents: the published versions, nothing private, no tag', async () => {
+    // The 44 documents with a newer draft (its title differs), in both languages; and the about page.
+    const drafted = await fixture.sql<{ url: string; locale: string; title: string }>(
+      `SELECT $1 || '/' || p.locale || '/articles/' || p.slug AS url, p.locale, p.title FROM articles p JOIN articles d
+         ON d.document_id = p.document_id AND d.locale = p.locale AND d.published_at IS NULL
+       WHERE p.published_at IS NOT NULL AND d.title <> p.title`, [SITE]);
+    assert.equal(drafted.length, 44);
+    const byUrl = new Map<string, number>();
+    for (const locale of ['en', 'nl']) {
+      for (const i of await walk(`/api/agent/search?cat=articles&language=${locale}&pagelen=100`)) byUrl.set(i.page_url, i.id);
+    }
+    // Every third of them read three ways (the rest are in search, llms-full.txt and the feed below).
+    await eachLimited(drafted.filter((_, i) => i % 3 === 0), 4, async (d) => {
+      const id = byUrl.get(d.url)!;
+      const read = await get(`/api/agent/resource/${id}?language=${d.locale}`);
+      assert.equal(read.status, 200);
+      assert.equal(JSON.parse(read.text).result.title, d.title);
+      const md = await get(`/agent/resource/${id}/markdown?language=${d.locale}`);
+      assert.equal(md.status, 200);
+      const page = await get(d.url);
+      assert.equal(page.status, 200, d.url);
+      assert.ok(page.text.includes(`<title>${d.title.replace(/'/g, '&#39;')}</title>`), `${d.url}: the published title`);
+    });
+    const drafts = await fixture.sql<{ url: string }>(`SELECT $1 || '/' || d.locale || '/articles/' || d.slug AS url FROM articles d
+      WHERE d.published_at IS NULL AND NOT EXISTS (SELECT 1 FROM articles p WHERE p.published_at IS NOT NULL AND p.document_id = d.document_id AND p.locale = d.locale AND p.slug = d.slug) LIMIT 20`, [SITE]);
+    assert.ok(drafts.length > 10);
+    for (const d of drafts) assert.equal((await get(d.url)).status, 404, `${d.url}: a draft's page`);
+    const about = await get('/about');
+    assert.equal(about.status, 200);
+    for (const path of ['/llms.txt', '/llms-full.txt', '/api/agent/search?text=harbour&pagelen=100', '/api/agent/schema', '/api/agent/changes?pagelen=100']) {
+      assert.equal((await get(path)).status, 200, path);
+    }
+    const someId = byUrl.values().next().value!;
+    assert.equal((await get(`/api/agent/related/${someId}`)).status, 200);
+    const leaks = seen.filter((s) => s.text.includes(LEAK) || TAG_NAMES.test(s.text)).map((s) => s.what);
+    assert.deepEqual(leaks, [], 'no draft text, private field or tag name in any answer');
+  });
+
+  it('composes blocks and the dynamic zone to Markdown, in order, with the media on the site', async () => {
+    const [row] = await fixture.sql<{ url: string }>(`SELECT $1 || '/en/articles/' || a.slug AS url FROM articles a
+      WHERE a.published_at IS NOT NULL AND a.locale = 'en'
+        AND EXISTS (SELECT 1 FROM articles_cmps c WHERE c.entity_id = a.id AND c.component_type = 'shared.quote')
+        AND EXISTS (SELECT 1 FROM articles_cmps c WHERE c.entity_id = a.id AND c.component_type = 'shared.rich-text')
+        AND EXISTS (SELECT 1 FROM articles_cmps c WHERE c.entity_id = a.id AND c.component_type = 'shared.media') ORDER BY a.id LIMIT 1`, [SITE]);
+    const item = (await walk(`/api/agent/search?cat=articles&pagelen=100`)).find((i) => i.page_url === row!.url);
+    const md = (await get(`/agent/resource/${item.id}/markdown`)).text;
+    assert.match(md, /^## /m, 'a blocks heading');
+    assert.match(md, /^> /m, 'a quote');
+    assert.match(md, /^> — /m, 'the quote\'s attribution');
+    assert.match(md, /^### /m, 'the rich text\'s Markdown heading');
+    assert.match(md, /!\[[^\]]*\]\(https:\/\/news\.example\/uploads\/[^)]+\)/, 'an image on the site');
+    assert.doesNotMatch(md, /\\#|\*\*\*\*/, 'Markdown not escaped twice');
+    // A document in both locales: its page links its language versions (hreflang).
+    const [both] = await fixture.sql<{ en: string; nl: string }>(`SELECT $1 || '/en/articles/' || e.slug AS en, $1 || '/nl/articles/' || n.slug AS nl
+      FROM articles e JOIN articles n ON n.document_id = e.document_id AND n.locale = 'nl' AND n.published_at IS NOT NULL
+      WHERE e.locale = 'en' AND e.published_at IS NOT NULL ORDER BY e.id LIMIT 1`, [SITE]);
+    const res = await fetch(local(both!.nl));
+    assert.equal(res.status, 200);
+    const link = res.headers.get('link') ?? '';
+    assert.ok(link.includes(`<${both!.en}>; rel="alternate"; type="text/html"; hreflang="en"`), link);
+    assert.ok(link.includes(`<${both!.nl}>; rel="alternate"; type="text/html"; hreflang="nl"`), link);
+  });
+
+  it('follows an unpublish, an edit published, and the removal of the Public role\'s find', async () => {
+    const [doc] = await fixture.sql<{ document_id: string; slug: string; title: string }>(
+      `SELECT p.document_id, p.slug, p.title FROM articles p WHERE p.published_at IS NOT NULL AND p.locale = 'en'
+         AND EXISTS (SELECT 1 FROM articles n WHERE n.document_id = p.document_id AND n.locale = 'nl' AND n.published_at IS NOT NULL) ORDER BY p.id LIMIT 1`);
+    const enUrl = `${SITE}/en/articles/${doc!.slug}`;
+    await fixture.edit(`SELECT pg_temp.strapi_unpublish('${doc!.document_id}', 'en');`);
+    assert.equal((await get(enUrl)).status, 404, 'unpublished: its page is gone');
+    const en = await served('en');
+    assert.equal(en.has(enUrl), false);
+    assert.equal(en.size, 248);
+    assert.equal((await served('nl')).size, 72, 'the Dutch version stays');
+
+    await fixture.edit(`UPDATE articles SET title = 'Harbour reopens after the storm', updated_at = now() AT TIME ZONE 'utc'
+        WHERE document_id = '${doc!.document_id}' AND locale = 'en' AND published_at IS NULL;
+      SELECT pg_temp.strapi_publish('${doc!.document_id}', 'en');`);
+    const after = await served('en');
+    assert.equal(after.size, 249);
+    const [slug] = await fixture.sql<{ slug: string }>(`SELECT slug FROM articles WHERE document_id = $1 AND locale = 'en' AND published_at IS NOT NULL`, [doc!.document_id]);
+    assert.equal(after.get(`${SITE}/en/articles/${slug!.slug}`), 'Harbour reopens after the storm');
+
+    await fixture.sql(`DELETE FROM up_permissions p USING up_permissions_role_lnk l, up_roles r
+      WHERE l.permission_id = p.id AND r.id = l.role_id AND r.type = 'public' AND p.action IN ('api::article.article.find', 'api::article.article.findOne')`);
+    assert.equal((await get('/api/agent/search?cat=articles')).status, 400, 'no find: the articles category is hidden too');
+    const listed = await walk('/api/agent/search?pagelen=100');
+    assert.ok(listed.length > 0, 'authors and categories stay');
+    assert.deepEqual(listed.filter((i) => i.page_url.includes('/articles/')), [], 'no find: no article listed');
+    assert.equal((await get(`${SITE}/en/articles/${slug!.slug}`)).status, 404);
+    assert.doesNotMatch((await get('/llms.txt')).text, /\/articles\//);
+    await fixture.sql(`INSERT INTO up_permissions (document_id, action, created_at, updated_at, published_at)
+        SELECT substr(md5(random()::text), 1, 24), a, now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc'
+        FROM unnest(ARRAY['api::article.article.find', 'api::article.article.findOne']) a;
+      INSERT INTO up_permissions_role_lnk (permission_id, role_id, permission_ord)
+        SELECT p.id, r.id, 1 FROM up_permissions p, up_roles r WHERE r.type = 'public' AND p.action IN ('api::article.article.find', 'api::article.article.findOne')
+          AND NOT EXISTS (SELECT 1 FROM up_permissions_role_lnk l WHERE l.permission_id = p.id)`);
+    assert.equal((await served('en')).size, 249, 'find granted again');
+
+    // Strapi's stored model makes a served field private (a restart after editing schema.json): closed, with a notice.
+    const { value } = (await fixture.sql<{ value: string }>(`SELECT value FROM strapi_core_store_settings WHERE key = 'strapi_content_types_schema'`))[0]!;
+    await fixture.sql(`UPDATE strapi_core_store_settings SET value = jsonb_set(value::jsonb, '{api::article.article,__schema__,attributes,summary,private}', 'true')::text
+      WHERE key = 'strapi_content_types_schema'`);
+    assert.deepEqual((await walk('/api/agent/search?pagelen=100')).filter((i) => i.page_url.includes('/articles/')), [], 'closed: no article listed');
+    const [notice] = await fixture.sql<{ subject: string; notice: string }>(`SELECT subject, notice FROM agent.access_notice`);
+    assert.equal(notice!.subject, 'api::article.article');
+    assert.match(notice!.notice, /no longer lets the Public role read every field the recipe serves/);
+    await fixture.sql(`UPDATE strapi_core_store_settings SET value = $1 WHERE key = 'strapi_content_types_schema'`, [value]);
+    assert.equal((await served('en')).size, 249, 'the model as it was: served again');
+  });
+
+  it('serves an item without a component it does not know, says so, and never a 5xx', async () => {
+    const [a] = await fixture.sql<{ id: number; slug: string }>(`SELECT id, slug FROM articles WHERE published_at IS NOT NULL AND locale = 'en' ORDER BY id LIMIT 1`);
+    await fixture.sql(`INSERT INTO articles_cmps (entity_id, cmp_id, component_type, field, "order") VALUES ($1, 1, 'shared.slider', 'sections', 99)`, [a!.id]);
+    await fixture.sql(`UPDATE articles SET body = body || '[{"type": "carousel", "children": []}]'::jsonb WHERE id = $1`, [a!.id]);
+    const page = await get(`${SITE}/en/articles/${a!.slug}`);
+    assert.equal(page.status, 200);
+    const notices = await fixture.sql<{ notice: string }>(`SELECT notice FROM agent.access_notice ORDER BY 1`);
+    assert.equal(notices.length, 2);
+    assert.match(notices[0]!.notice, /the component shared\.slider is not in the model the recipe was generated from, left out/);
+    assert.match(notices[1]!.notice, /blocks node types not rendered \(left out\): carousel; the rest is served/);
+    const doctor = await cli(['doctor', '--database-url', fixture.url, '--search-path', 'agent,public']);
+    assert.equal(doctor.code, 1);
+    assert.match(doctor.out + doctor.err, /shared\.slider/);
+  });
+});
+
+describe('views strapi: what bad input gets', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
+  let fixture: StrapiDatabase;
+  let dir: string;
+  before(async () => {
+    fixture = await createStrapiDatabase('generator');
+    dir = mkdtempSync(join(tmpdir(), 'strapi-model-'));
+  });
+  after(async () => {
+    await fixture?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a database that is not Strapi 5, naming why', async () => {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const empty = `strapi_empty_${process.pid}`;
+    await admin.query(`DROP DATABASE IF EXISTS ${empty}`);
+    await admin.query(`CREATE DATABASE ${empty}`);
+    try {
+      const none = await cli(['views', 'strapi', '--database-url', databaseUrl(empty)]);
+      assert.equal(none.code, 2);
+      assert.match(none.err, /no Strapi tables in schema "public" of this database \(strapi_core_store_settings is missing\)/);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${empty} WITH (FORCE)`);
+      await admin.end();
+    }
+    await fixture.sql(`ALTER TABLE categories RENAME COLUMN document_id TO entry_id`);
+    const four = await cli(['views', 'strapi', '--database-url', fixture.url]);
+    assert.equal(four.code, 2);
+    assert.match(four.err, /table categories \(api::category\.category\) has no document_id column: this is not a Strapi 5 database \(Strapi 4/);
+    await fixture.sql(`ALTER TABLE categories RENAME COLUMN entry_id TO document_id`);
+    await fixture.sql(`ALTER TABLE up_permissions_role_lnk RENAME TO up_permissions_role_lnk_x`);
+    const plugin = await cli(['views', 'strapi', '--database-url', fixture.url]);
+    assert.match(plugin.err, /the users-permissions plugin's tables are missing \(up_permissions_role_lnk\)/);
+    await fixture.sql(`ALTER TABLE up_permissions_role_lnk_x RENAME TO up_permissions_role_lnk`);
+  });
+
+  it('lists every problem of the model at once, writes nothing', async () => {
+    mkdirSync(join(dir, 'src/api/article/content-types/article'), { recursive: true });
+    mkdirSync(join(dir, 'src/components/shared'), { recursive: true });
+    writeFileSync(join(dir, 'src/api/article/content-types/article/schema.json'), '{"kind": "collectionType", "collectionName": "articles", ');
+    writeFileSync(join(dir, 'src/components/shared/quote.json'), '[]');
+    await fixture.sql(`INSERT INTO i18n_locale (document_id, name, code) VALUES ('x', 'Broken', 'en US!')`);
+    await fixture.sql(`ALTER TABLE abouts DROP CONSTRAINT abouts_pkey; ALTER TABLE abouts ADD PRIMARY KEY (id, document_id)`);
+    const out = join(dir, 'recipe.sql');
+    const bad = await cli(['views', 'strapi', '--database-url', fixture.url, '--model', dir, '--out', out]);
+    assert.equal(bad.code, 2, bad.err);
+    assert.match(bad.err, /problems, nothing written:/);
+    assert.match(bad.err, /src\/api\/article\/content-types\/article\/schema\.json: .*JSON/);
+    assert.match(bad.err, /src\/components\/shared\/quote\.json: not a JSON object/);
+    assert.match(bad.err, /locale "en US!" \(i18n_locale\) is not a language tag/);
+    assert.match(bad.err, /content type api::about\.about \(table abouts\): its primary key is id, document_id, not Strapi's integer id/);
+    assert.equal(await import('node:fs').then((fs) => fs.existsSync(out)), false);
+    const unknown = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'posts']);
+    assert.match(unknown.err, /--type posts: there is no content type "posts"/);
+    const option = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'article:articles']);
+    assert.match(option.err, /--type "article:articles": expected <type>\[:<pattern>\]/);
+    await fixture.sql(`DELETE FROM i18n_locale WHERE code = 'en US!'; ALTER TABLE abouts DROP CONSTRAINT abouts_pkey; ALTER TABLE abouts ADD PRIMARY KEY (id)`);
+    const fine = await cli(['views', 'strapi', '--database-url', fixture.url, '--type', 'article:/news/{documentId}', '--upload-base', 'https://cdn.example/']);
+    assert.equal(fine.code, 0, fine.err);
+    assert.match(fine.err, /sections: a dynamic zone; its components are in the project's files: pass --model/);
+    await fixture.sql(fine.out);
+    const [row] = await fixture.sql<{ page: boolean; cdn: boolean; n: number }>(`SELECT bool_and(page_url ->> 'en' ~ '^/news/[a-z0-9]{24}$') AS page,
+      bool_or(body ->> 'en' LIKE '%<img src="https://cdn.example/uploads/%') AS cdn, count(*)::int AS n FROM agent.rsc WHERE id < 1000000000000 AND language @> ARRAY['en']`);
+    assert.deepEqual(row, { page: true, cdn: true, n: 249 }, 'the pattern with {documentId}, images on the upload base');
+  });
+});
