@@ -2,6 +2,7 @@ import { checkCommand } from './check.js';
 import { doctorCommand } from './doctor.js';
 import { migrateCommand } from './migrate.js';
 import { pushCommand } from './push.js';
+import { rangesCommand } from './ranges.js';
 import { reconcileCommand } from './reconcile.js';
 import { trafficCommand } from './traffic.js';
 import { viewsCommand } from './views.js';
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, CliCommand> = {
   doctor: doctorCommand,
   traffic: trafficCommand,
   push: pushCommand,
+  ranges: rangesCommand,
   reconcile: reconcileCommand,
   views: viewsCommand,
 };
