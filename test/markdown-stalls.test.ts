@@ -81,7 +81,7 @@ function surfaces(id: number, hidden: number) {
       `/api/model/edge/get/o/${id}/author`,
       '/api/agent/changes',
     ],
-    documents: ['/llms.txt', '/sitemap.xml'],
+    documents: ['/llms.txt', '/llms-full.txt', '/sitemap.xml'],
     twins: [`/en/page/${id}.md`, `/nl/page/${id}.md`, `/en/page/${hidden}.md`, '/index.md'],
     negotiated: [`/en/page/${id}`, '/'],
   };
@@ -103,6 +103,7 @@ for (const backend of backends) {
         database: db.database,
         markdownTwins: true,
         sitemap: true,
+        llmsFull: true,
         budgetMs: BUDGET_MS,
         onError: (error) => reported.push(error),
       });
