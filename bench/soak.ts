@@ -41,7 +41,8 @@ async function serve(): Promise<void> {
   const site = await createExampleSite({ database: url ? { url } : { memory: true }, seed: false });
   const db = site.agent.database.db;
   if (!url) await seedHarbourLog(db, FILL);
-  const { rows } = await sql<{ id: number }>`SELECT id FROM rsc WHERE title->>'en' LIKE 'Harbour log %' ORDER BY id`.execute(db);
+  // The articles, whatever earlier runs' edits made of their titles ("Harbour log, revised 3").
+  const { rows } = await sql<{ id: number }>`SELECT id FROM rsc WHERE title->>'en' LIKE 'Harbour log%' ORDER BY id`.execute(db);
   const ids = rows.map((r) => Number(r.id));
   let edits = 0;
   const timer = EDIT_MS > 0

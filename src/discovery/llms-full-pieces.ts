@@ -20,6 +20,8 @@ import { newestResources } from './site-content.js';
 const firstListing = (maxBytes: number) => Math.min(MAX_LISTING, Math.ceil(maxBytes / 512) + 1);
 const MIN_LISTING = 16;
 const MAX_LISTING = 10_000;
+/** How many pieces are looked up (and composed when missing) at once. */
+const LOOKAHEAD = 4;
 /** How many listings one build may read because pieces were not of the listing's snapshot. */
 const MAX_STALE_ROUNDS = 4;
 
@@ -27,6 +29,12 @@ const MAX_STALE_ROUNDS = 4;
 interface ListingMemo {
   readonly limit: number;
   readonly ids: readonly number[];
+}
+
+/** A resource's Markdown in a listing: `current` when it is the content of the listed key; no body when it is no longer visible. */
+interface Piece {
+  body: string | undefined;
+  current: boolean;
 }
 
 /** One listing's assembly: the body, and whether it is of the listing's snapshot and complete. */
@@ -103,11 +111,22 @@ async function assembleRound(
   if (rows[0] && ctx.contentClock.serverChanged(rows[0].server_started)) ctx.cache.clear();
   const round: Round = { body: '', stale: false, short: false, pulled: 0 };
   const listed = newestResources(rows, options);
+  // The pieces a few ahead are looked up (and composed when missing) while the assembler takes one:
+  // a pool's connections compose in parallel. One failing ahead is only reported when it is taken.
+  const ahead = new Map<number, Promise<Piece>>();
+  const lookUp = (i: number) => {
+    if (i >= rows.length || ahead.has(i)) return;
+    const found = piece(ctx, settings, base, rows[i]!, listed[i]!.language, covered.get(rows[i]!.id) ?? NO_READS);
+    found.catch(() => {});
+    ahead.set(i, found);
+  };
   async function* pieces(): AsyncGenerator<LlmsFullEntry> {
     for (const [i, row] of rows.entries()) {
       const { id, title, language } = listed[i]!;
       round.pulled++;
-      const markdown = await piece(ctx, settings, base, row, language, covered.get(id) ?? NO_READS);
+      for (let j = i; j < i + LOOKAHEAD; j++) lookUp(j);
+      const markdown = await ahead.get(i)!;
+      ahead.delete(i);
       if (!markdown.current) round.stale = true;
       if (markdown.body === undefined) continue;
       const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage).language;
@@ -125,14 +144,7 @@ async function assembleRound(
  * composed as the Markdown read does (under the request budget). `current`: the body is the content
  * of the listed key; `body` undefined: the resource is no longer anonymous-visible.
  */
-async function piece(
-  ctx: AgentContext,
-  settings: string,
-  base: string,
-  row: NewestCompositionKey,
-  language: string,
-  covered: CompositionReads,
-): Promise<{ body: string | undefined; current: boolean }> {
+async function piece(ctx: AgentContext, settings: string, base: string, row: NewestCompositionKey, language: string, covered: CompositionReads): Promise<Piece> {
   const key = exactKey(row);
   const lang = chooseLanguage(row.language, language, ctx.options.defaultLanguage).language;
   const kept = ctx.cache.peek<Promise<Recorded<string>>>(markdownEntry(settings, key, row.id, lang, language, base));
