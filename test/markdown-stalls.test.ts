@@ -18,7 +18,7 @@ import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
  * `X-Markdown-Fallback` and reports it through `onError`. Once the database answers, all is 200 again.
  */
 
-const BUDGET_MS = 500;
+const BUDGET_MS = 1000;
 const MARKDOWN_ONLY = { accept: 'text/markdown' };
 
 /** A database that can be made to stop answering, and the plugin options that reach it. */
@@ -200,14 +200,22 @@ for (const backend of backends) {
 
     it('once the database answers again: every surface is 200 (the hidden twin 404) and the fallback header is gone', async () => {
       const s = surfaces(id, hidden);
-      // The held statements are cancelled or answered first; the site answers again within a few budgets.
-      for (let i = 0; i < 40 && (await get(`/api/agent/resource/${id}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, BUDGET_MS / 2));
+      // The held statements are cancelled or answered first; the site answers again within a few
+      // budgets (on a loaded machine a first build may still run over one: each path is asked again).
+      const settled = async (path: string, headers: Record<string, string> = {}) => {
+        let res = await get(path, headers);
+        for (let i = 0; i < 20 && (res.status === 503 || res.status === 504 || res.headers.has('x-markdown-fallback')); i++) {
+          await new Promise((r) => setTimeout(r, BUDGET_MS / 2));
+          res = await get(path, headers);
+        }
+        return res;
+      };
       for (const path of [...s.envelope, ...s.documents, ...s.twins.filter((p) => !p.includes(`/${hidden}.md`))]) {
-        assert.equal((await get(path)).status, 200, path);
+        assert.equal((await settled(path)).status, 200, path);
       }
-      assert.equal((await get(`/en/page/${hidden}.md`)).status, 404);
+      assert.equal((await settled(`/en/page/${hidden}.md`)).status, 404);
       for (const path of s.negotiated) {
-        const res = await get(path, MARKDOWN_ONLY);
+        const res = await settled(path, MARKDOWN_ONLY);
         assert.equal(res.status, 200, path);
         assert.equal(res.headers.get('content-type'), 'text/markdown; charset=utf-8', path);
         assert.equal(res.headers.get('x-markdown-fallback'), null, path);
