@@ -569,13 +569,14 @@ export const optionsShape = {
     }),
   /**
    * `(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500
-   * internal_error`) and for a failure that costs a host page its links; see [Faults and
+   * internal_error`), for a failure that costs a host page its links, and when the Markdown asked for on a page URL
+   * falls back to the host's HTML (`X-Markdown-Fallback`); see [Faults and
    * errors](../guides/deployment.md#faults-and-errors).
    * @default a process warning
    */
   onError: fn<(error: unknown, req: Request) => void>('error, request → void').default(() => DEFAULT_ON_ERROR).register(optionDocs, {
     description:
-      '`(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500 internal_error`) and for a failure that costs a host page its links; see [Faults and errors](../guides/deployment.md#faults-and-errors)',
+      '`(error, req) => void`, called once for every unexpected error inside a plugin route (answered `500 internal_error`), for a failure that costs a host page its links, and when the Markdown asked for on a page URL falls back to the host\'s HTML (`X-Markdown-Fallback`); see [Faults and errors](../guides/deployment.md#faults-and-errors)',
     default: 'a process warning',
   }),
   /**

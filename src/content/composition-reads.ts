@@ -126,6 +126,26 @@ const version = (table: string, as: string, where: RawBuilder<unknown>, visible:
  * ```
  */
 export function compositionFingerprint(alias: string, reads: string | undefined, predicates: readonly string[]): RawBuilder<string | null> {
+  return fingerprintOf(alias, reads === undefined ? undefined : sql`${reads}::jsonb`, predicates);
+}
+
+/**
+ * {@link compositionFingerprint} of every row of `rsc as <alias>` in one statement, each with its own
+ * reads: `readsById` is one JSON object of reads parameters by resource id (`{"7": {"ids": […], …}}`);
+ * a row missing from it is fingerprinted as a read without reads is. Each row's value is the one its
+ * own read would compute with the same reads, so the two find the same kept compositions.
+ *
+ * ```sql
+ * CASE WHEN ($1::jsonb -> r.id::text) IS NULL THEN <fingerprint without reads> ELSE <fingerprint of ($1::jsonb -> r.id::text)> END
+ * ```
+ */
+export function compositionFingerprints(alias: string, readsById: string, predicates: readonly string[]): RawBuilder<string | null> {
+  const reads = sql`(${readsById}::jsonb -> (${sql.ref(`${alias}.id`)})::text)`;
+  return sql<string | null>`CASE WHEN ${reads} IS NULL THEN ${fingerprintOf(alias, undefined, predicates)} ELSE ${fingerprintOf(alias, reads, predicates)} END`;
+}
+
+/** The fingerprint of `compositionFingerprint`, its reads a jsonb expression (a parameter, or one per row). */
+function fingerprintOf(alias: string, reads: RawBuilder<unknown> | undefined, predicates: readonly string[]): RawBuilder<string | null> {
   const own = (column: string) => sql.ref(`${alias}.${column}`);
   const parts: RawBuilder<unknown>[] = [];
   if (predicates.length) {
@@ -144,7 +164,7 @@ export function compositionFingerprint(alias: string, reads: string | undefined,
   if (!parts.length) return sql<null>`NULL::text`;
   const rows = sql`SELECT md5(${reads ? sql`(SELECT k.d::text FROM k) || ` : sql``}string_agg(f.t, ',' ORDER BY f.t)) FROM (${sql.join(parts, sql` UNION ALL `)}) f(t)`;
   if (!reads) return sql<string | null>`(${rows})`;
-  return sql<string | null>`(WITH RECURSIVE k AS (SELECT ${reads}::jsonb AS d),
+  return sql<string | null>`(WITH RECURSIVE k AS (SELECT ${reads} AS d),
       walk(id, depth) AS (
         SELECT c.id, 0 FROM category c WHERE c.id IN (SELECT jsonb_array_elements_text(k.d->'categories')::bigint FROM k)
         UNION ALL

@@ -1,7 +1,10 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { SiteNoindex } from './visibility.js';
 import { resourceReadColumns } from './resource.js';
+import { fromResourcesWithCategory } from './summaries.js';
+import { categoryChainColumn } from './composable-resources.js';
+import { compositionFingerprints, ownVersions } from './composition-reads.js';
 import { inSearchOrder, pageBounds, positionColumns, searchConditions, searchPosition, whereAll, type SearchQuery } from './search-statement.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
@@ -51,3 +54,37 @@ export async function readNewestResources(db: Kysely<Database>, q: NewestResourc
 
 /** A row of {@link readNewestResources}: a `ResourceRow` and its keyset position. */
 export type NewestResourceRow = Awaited<ReturnType<typeof readNewestResources>>['rows'][number];
+
+/**
+ * The `limit` newest listable resources (the order and rule of {@link readNewestResources}) with, for
+ * each, the exact key of its compositions as its own read computes it (`readVisibleResource` with
+ * exact keys): its own, its medium's and category's row versions, its category chain's names, and the
+ * fingerprint of what its compositions read (`compositionFingerprints`, from `readsById`: each
+ * resource's remembered reads by id), in one statement, so one snapshot of the content. Only the
+ * columns a listing shows besides (no body): llms-full.txt assembles the kept compositions by these keys.
+ *
+ * ```sql
+ * SELECT r.id, r.title, r.summary, r.language, (…category chain…) AS category_chain,
+ *   r.xmin::text || … AS own_versions, CASE WHEN ($1::jsonb -> r.id::text) IS NULL THEN … END AS composition_fingerprint,
+ *   pg_postmaster_start_time()::text AS server_started
+ * FROM rsc r LEFT JOIN rsc cat ON … LEFT JOIN medium m ON m.rsc_id = r.id
+ * WHERE <listable r> ORDER BY r.publication_start DESC, r.id ASC LIMIT $n
+ * ```
+ */
+export async function readNewestCompositionKeys(db: Kysely<Database>, q: { limit: number; readsById: string; predicates: readonly string[] }) {
+  const search: SearchQuery = { sort: 'newest', siteNoindex: false, offset: 0, limit: q.limit };
+  const columns = fromResourcesWithCategory(db)
+    .leftJoin('medium as m', 'm.rsc_id', 'r.id')
+    .select(['r.id', 'r.title', 'r.summary', 'r.language'])
+    .select([
+      categoryChainColumn('r').as('category_chain'),
+      ownVersions().as('own_versions'),
+      compositionFingerprints('r', q.readsById, q.predicates).as('composition_fingerprint'),
+      sql<string>`pg_postmaster_start_time()::text`.as('server_started'),
+    ]);
+  const statement = inSearchOrder(whereAll(columns, searchConditions(db, search)), 'newest').$call(pageBounds(search));
+  return statement.execute();
+}
+
+/** A row of {@link readNewestCompositionKeys}. */
+export type NewestCompositionKey = Awaited<ReturnType<typeof readNewestCompositionKeys>>[number];

@@ -14,7 +14,9 @@ import { mergeSettings, settingsKey } from '../settings/effective-settings.js';
 import { readSiteSnapshot } from '../settings/settings-store.js';
 import { defaultDescription } from '../settings/default-texts.js';
 import { documentRoute } from './document-route.js';
-import { assembleLlmsFull, type LlmsFullEntry } from './llms-full.js';
+import { assembleLlmsFull, type LlmsFullEntry, type LlmsFullFrame } from './llms-full.js';
+import { assembleFromKept } from './llms-full-pieces.js';
+import { withBudget } from '../http/budget.js';
 import { newestResources } from './site-content.js';
 import { MEDIA } from '../links/site-links.js';
 import { OneBuildAtATime } from './one-build-at-a-time.js';
@@ -54,18 +56,20 @@ async function* newestMarkdown(ctx: AgentContext, options: ResolvedOptions, base
   } while (after);
 }
 
-/** The llms-full.txt body for a public base, within the `llmsFull` byte budget, with the settings in `options`. */
+/** The llms-full.txt frame (title, summary, budget, where to continue) for a public base, with the settings in `options`. */
+function llmsFullFrame(options: ResolvedOptions, base: string, maxBytes: number): LlmsFullFrame {
+  return {
+    siteTitle: options.siteTitle,
+    summary: options.description || defaultDescription(options.siteTitle),
+    maxBytes,
+    searchUrl: absoluteUrl(base, PATHS.search.url(), { sort: 'newest' }),
+    llmsTxtUrl: absoluteUrl(base, PATHS.llmsTxt.url()),
+  };
+}
+
+/** The llms-full.txt body for a public base, within the `llmsFull` byte budget, with the settings in `options`, every resource composed now. */
 async function buildLlmsFull(ctx: AgentContext, options: ResolvedOptions, base: string, maxBytes: number): Promise<string> {
-  return assembleLlmsFull(
-    {
-      siteTitle: options.siteTitle,
-      summary: options.description || defaultDescription(options.siteTitle),
-      maxBytes,
-      searchUrl: absoluteUrl(base, PATHS.search.url(), { sort: 'newest' }),
-      llmsTxtUrl: absoluteUrl(base, PATHS.llmsTxt.url()),
-    },
-    (room) => newestMarkdown(ctx, options, base, room),
-  );
+  return assembleLlmsFull(llmsFullFrame(options, base, maxBytes), (room) => newestMarkdown(ctx, options, base, room));
 }
 
 /**
@@ -79,13 +83,18 @@ export const LLMS_FULL_WAIT_MS = 60_000;
 const BUILD_ATTEMPTS = 3;
 
 /**
- * A build that read one version of the content: its statements run one after another (chunks of
- * resources, each resource's composition), so a write between them could mix two versions in one
- * document. The content version is read before and after; when it changed, the build starts again
- * (at most {@link BUILD_ATTEMPTS} times in all; under writes that never pause, the last build is
- * served, each of its parts public when it was read).
+ * A build that read one version of the content. With exact composition keys (content in tables, the
+ * cache on) it is assembled from the kept compositions of one listing's snapshot (`assembleFromKept`:
+ * a write costs the compositions it touched, never a new build). Otherwise its statements run one
+ * after another (chunks of resources, each resource's composition), so a write between them could mix
+ * two versions in one document: the content version is read before and after; when it changed, the
+ * build starts again (at most {@link BUILD_ATTEMPTS} times in all; under writes that never pause, the
+ * last build is served, each of its parts public when it was read).
  */
-async function buildOfOneVersion(ctx: AgentContext, options: ResolvedOptions, base: string, maxBytes: number): Promise<string> {
+async function buildOfOneVersion(ctx: AgentContext, options: ResolvedOptions, settings: string, base: string, maxBytes: number): Promise<string> {
+  if (ctx.exactCompositions) {
+    return assembleFromKept(ctx, options, settings, base, maxBytes, (source) => assembleLlmsFull(llmsFullFrame(options, base, maxBytes), source));
+  }
   for (let attempt = 1; ; attempt++) {
     const before = (await readSiteSnapshot(ctx.db)).content.version;
     const body = await buildLlmsFull(ctx, options, base, maxBytes);
@@ -122,14 +131,16 @@ const instanceKey = (ctx: AgentContext): number => {
 export function llmsFullRoute(maxBytes: number) {
   return documentRoute(PATHS.llmsFull, MEDIA.llmsTxt, async (ctx, base) => {
     for (;;) {
-      const site = await readSiteSnapshot(ctx.db);
-      const options = mergeSettings(ctx.options, site.settings).options;
-      const contentKey = await ctx.contentClock.key(site.content);
+      // The version is read under the request budget (the long wait is for a build that makes progress).
+      const { options, contentKey } = await withBudget(ctx.options.budgetMs, async () => {
+        const site = await readSiteSnapshot(ctx.db);
+        return { options: mergeSettings(ctx.options, site.settings).options, contentKey: await ctx.contentClock.key(site.content) };
+      });
       const settings = settingsKey(options);
       const build = () => {
         // Its bytes and ETag worked out once for every request sharing the build (`fixedBody`), not once each.
         const shared = llmsFullBuilds.run(`${instanceKey(ctx)} ${settings} ${contentKey ?? 'unkept'} ${base}`, async () =>
-          fixedBody({ body: await buildOfOneVersion(ctx, options, base, maxBytes) }),
+          fixedBody({ body: await buildOfOneVersion(ctx, options, settings, base, maxBytes) }),
         );
         if (!shared) throw BUSY;
         return shared;

@@ -4,7 +4,8 @@ import type { AgentContext } from '../context.js';
 import { prefersMarkdown } from '../http/accept.js';
 import { isMarkdownTwin } from '../http/markdown-twin.js';
 import { withBudget } from '../http/budget.js';
-import { classifyError } from '../http/errors.js';
+import { classifyError, internalError } from '../http/errors.js';
+import { MARKDOWN_FALLBACK_HEADER, MarkdownFallbackError, sendMarkdownError } from '../http/markdown-error.js';
 import { markdownRepresentation } from '../representations/resource-markdown.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
@@ -27,9 +28,11 @@ import {
  * anonymous-visible, answers with the resource's Markdown in the page's language (the same body as its
  * Markdown URL, which is sent as `Content-Location`), the page's Link values and `Content-Usage`,
  * `private` caching and a strong ETag (and, with `cors`, the public CORS headers), and resolves `true`. Otherwise it sends nothing and resolves
- * `false`: the host serves its page (private, unpublished or missing resources, a database that is
- * down or over budget, a body over `maxBodyBytes`, an unexpected error, which is reported through
- * `onError`). A `.md` twin (`markdownTwins`) is answered as a request preferring Markdown.
+ * `false`: the host serves its page (private, unpublished or missing resources). When the read fails
+ * (a database that is down or over budget, a body over `maxBodyBytes`, an unexpected error) the host's
+ * page is the fallback: `X-Markdown-Fallback` names the failure and `onError` is told
+ * (`markdownReadFailed`). A `.md` twin (`markdownTwins`) is answered as a request preferring Markdown,
+ * and a failure as itself (503 or 504 with `Retry-After`, never a 404).
  */
 export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIfPreferred {
   return async function sendMarkdownIfPreferred(req: Request, res: Response, id: number | string, page: PageOptions = {}): Promise<boolean> {
@@ -71,18 +74,39 @@ export function createSendMarkdownIfPreferred(ctx: AgentContext): SendMarkdownIf
       });
       return true;
     } catch (error) {
-      // The page is the host's: a failure costs the Markdown, never the page (an unexpected one is reported).
-      if (!classifyError(error)) reportUnexpected(ctx, req, error);
-      return res.headersSent;
+      return markdownReadFailed(ctx, req, res, error);
     }
   };
+}
+
+/**
+ * A page's Markdown could not be read. A `.md` twin gets the failure itself, in Markdown (its status:
+ * 503 or 504 with `Retry-After` for a database unavailable or over budget), and `true` (answered).
+ * A request that negotiated Markdown on the page URL gets the host's page (`false`): the failure
+ * costs the Markdown, never the page, and says so in `X-Markdown-Fallback` (the error code) and to
+ * `onError` (an expected one as a `MarkdownFallbackError`; an unexpected error is reported as itself
+ * either way).
+ */
+function markdownReadFailed(ctx: AgentContext, req: Request, res: Response, error: unknown): boolean {
+  const known = classifyError(error);
+  const answer = known ?? internalError();
+  if (!known) reportUnexpected(ctx, req, error);
+  if (res.headersSent) return true;
+  if (isMarkdownTwin(req)) {
+    sendMarkdownError(req, res, answer, ctx.options.cors);
+    return true;
+  }
+  if (known) reportUnexpected(ctx, req, new MarkdownFallbackError(known.code, known.message, { cause: error }));
+  res.setHeader(MARKDOWN_FALLBACK_HEADER, answer.code);
+  return false;
 }
 
 /**
  * Markdown on `/`: a request preferring `text/markdown` over `text/html` gets the llms.txt body as
  * `text/markdown` (`Content-Location` of `/llms.txt`, `private` caching, a strong ETag); any other
  * goes on to the host's home page. `Vary: Accept` either way. A database that is down or over budget,
- * or an unexpected error (reported through `onError`), leaves the home page to the host.
+ * or an unexpected error, leaves the home page to the host, as for a page (`markdownReadFailed`:
+ * `X-Markdown-Fallback`, `onError`); `/index.md` gets the failure itself.
  */
 export function createHomeNegotiation(ctx: AgentContext, llmsTxt: (base: string) => Promise<string>): RequestHandler {
   return async function negotiateHome(req: Request, res: Response, next: NextFunction) {
@@ -106,9 +130,8 @@ export function createHomeNegotiation(ctx: AgentContext, llmsTxt: (base: string)
         headers: { 'Content-Location': absoluteUrl(base, PATHS.llmsTxt.url()) },
       });
     } catch (error) {
-      if (!classifyError(error)) reportUnexpected(ctx, req, error);
       if (res.headersSent) return void res.destroy();
-      next();
+      if (!markdownReadFailed(ctx, req, res, error)) next();
     }
   };
 }

@@ -87,7 +87,7 @@ export const MAX_NEWEST = 50;
  * llms.txt's newest section from the newest searchable resources ({@link newestWithOptions}), each in
  * the site default language when it has it, else its own first site language.
  */
-export function newestResources(rows: readonly SearchRow[], site: { languages: readonly string[]; defaultLanguage: string }): NewestResource[] {
+export function newestResources(rows: readonly Pick<SearchRow, 'id' | 'title' | 'summary' | 'language'>[], site: { languages: readonly string[]; defaultLanguage: string }): NewestResource[] {
   const siteDefault = site.defaultLanguage;
   return rows.map((row) => {
     // Only a site language: the Markdown route accepts nothing else.

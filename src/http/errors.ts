@@ -32,6 +32,9 @@ export const notFound = (what = 'resource'): HttpError => new HttpError(404, 'no
 export const unavailable = (message: string): HttpError =>
   new HttpError(503, 'unavailable', message, { 'Retry-After': '5' });
 
+/** Over its time budget: the database did not answer in time (a stall may pass, so `Retry-After` too). */
+export const timeout = (message: string): HttpError => new HttpError(504, 'timeout', message, { 'Retry-After': '5' });
+
 export const internalError = (): HttpError =>
   new HttpError(500, 'internal_error', 'the server could not build this response; the error was reported to the site operator');
 
@@ -61,7 +64,7 @@ export function classifyError(error: unknown): HttpError | undefined {
   if (!error || typeof error !== 'object') return undefined;
   const e = error as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
-  if (code === '57014') return new HttpError(504, 'timeout', 'the query exceeded its time budget');
+  if (code === '57014') return timeout('the query exceeded its time budget');
   if (/^57P0[1-3]$/.test(code) || /^08/.test(code) || CONNECTION_ERRORS.has(code)) {
     return unavailable('the content database is unavailable; retry later');
   }

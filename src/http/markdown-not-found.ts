@@ -1,8 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { preferredMediaType } from './accept.js';
-import { setPublicCorsHeaders } from './cors.js';
 import { requestTarget } from './request-target.js';
-import { estimateMarkdownTokens, MARKDOWN_TOKENS_HEADER } from './markdown-tokens.js';
+import { dropHostAnswerHeaders, writeMarkdownAnswer } from './markdown-error.js';
 import { PATHS } from '../paths.js';
 
 /** JSON and HTML are offered first: only a request that really prefers Markdown gets it. */
@@ -61,30 +60,18 @@ export function sendMarkdownNotFound(req: Request, res: Response): boolean {
   return true;
 }
 
-/** Writes the Markdown 404. */
+/** Writes the Markdown 404 (no CORS headers: the plugin's own routes set their own). */
 function writeMarkdownNotFound(req: Request, res: Response): void {
-  const body = Buffer.from(markdownNotFoundBody());
-  res.status(404);
-  res.setHeader('Content-Type', 'text/markdown; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Vary', 'Accept');
-  res.setHeader(MARKDOWN_TOKENS_HEADER, String(estimateMarkdownTokens(body.length)));
-  res.setHeader('Content-Length', String(body.length));
-  res.end(req.method === 'HEAD' ? undefined : body);
+  writeMarkdownAnswer(req, res, 404, markdownNotFoundBody(), false);
 }
-
-/** What a host may have set for the answer it meant to send, and a 404 must not carry. */
-const NOT_FOR_A_404 = ['Set-Cookie', 'ETag', 'Last-Modified', 'Location', 'Content-Location', 'Content-Language', 'Content-Encoding', 'Content-Disposition'];
 
 /**
  * Sends the Markdown 404 whatever the request asked for (a `.md` twin's answer), dropping the headers
  * of whatever answer was being prepared; with `cors`, the public CORS headers.
  */
 export function sendMarkdownNotFoundNow(req: Request, res: Response, cors: boolean): void {
-  for (const name of NOT_FOR_A_404) res.removeHeader(name);
-  if (cors) setPublicCorsHeaders(res);
-  writeMarkdownNotFound(req, res);
+  dropHostAnswerHeaders(res);
+  writeMarkdownAnswer(req, res, 404, markdownNotFoundBody(), cors);
 }
 
 /** How a host's Markdown 404s are answered. */

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { sendMarkdownNotFoundNow } from './markdown-not-found.js';
+import { hostFailure, sendMarkdownError } from './markdown-error.js';
 
 /** Set on a request that asked for a `.md` twin (its URL rewritten to the page's). */
 const TWIN = Symbol('express-agent-discovery.markdownTwin');
@@ -31,11 +32,15 @@ export function twinPagePath(path: string): string | undefined {
  * plugin's Markdown on `/`) answer it exactly as a request preferring Markdown: the same Markdown,
  * visibility, language and headers. Only Markdown goes out on a `.md` URL: whatever else the host
  * would answer there (its HTML page for an administrator, its HTML 404, a redirect, a page that has no
- * Markdown) becomes the Markdown 404. Mount it first, before the host's routes.
+ * Markdown) becomes the Markdown 404, except a failure: the host's own 5xx stays that status (in
+ * Markdown, with its `Retry-After`), and a Markdown read that failed (a database unavailable or over
+ * budget: 503 or 504 with `Retry-After`) is answered as such (`sendMarkdownIfPreferred`), never as a
+ * 404. Mount it first, before the host's routes.
  *
  * ```http
  * GET /en/page/22.md      →  200 text/markdown (the page's Markdown, as `Accept: text/markdown` gets it)
  * GET /en/page/99999.md   →  404 text/markdown ("# Not found", links to search and llms.txt)
+ * GET /en/page/22.md      →  504 text/markdown, Retry-After: 5 (the database did not answer in its budget)
  * ```
  */
 export function createMarkdownTwins(options: { readonly cors: boolean }) {
@@ -53,8 +58,9 @@ export function createMarkdownTwins(options: { readonly cors: boolean }) {
 }
 
 /**
- * Lets a response go out only when it is Markdown (a 200, a 304 or the Markdown 404): on the first
- * `write` or `end` of anything else, the Markdown 404 is sent instead and the host's body is dropped.
+ * Lets a response go out only when it is Markdown (a 200, a 304, a Markdown error or 404): on the
+ * first `write` or `end` of anything else, the host's body is dropped and the Markdown 404 is sent
+ * instead, or, when the host answered a 5xx, that failure in Markdown.
  */
 function onlyMarkdown(req: Request, res: Response, cors: boolean): void {
   const { write, end } = res;
@@ -63,16 +69,17 @@ function onlyMarkdown(req: Request, res: Response, cors: boolean): void {
     res.end = end;
   };
   const isMarkdown = () => res.headersSent || /^text\/markdown\b/i.test(String(res.getHeader('content-type') ?? ''));
+  const instead = () => (res.statusCode >= 500 ? sendMarkdownError(req, res, hostFailure(res), cors) : sendMarkdownNotFoundNow(req, res, cors));
   res.write = function twinWrite(this: Response, ...args: unknown[]) {
     restore();
     if (isMarkdown()) return (write as (...a: unknown[]) => boolean).apply(this, args);
-    sendMarkdownNotFoundNow(req, res, cors);
+    instead();
     return true;
   } as Response['write'];
   res.end = function twinEnd(this: Response, ...args: unknown[]) {
     restore();
     if (isMarkdown()) return (end as (...a: unknown[]) => Response).apply(this, args);
-    sendMarkdownNotFoundNow(req, res, cors);
+    instead();
     return this;
   } as Response['end'];
 }

@@ -5,6 +5,7 @@ import type { ResolvedOptions } from '../options.js';
 import { resourceExposure, type PageExposure } from '../content/visibility.js';
 import { withBudget } from '../http/budget.js';
 import { classifyError } from '../http/errors.js';
+import { fellBackOnStall } from '../http/markdown-error.js';
 import { parseResourceRef } from '../content/resource-ref.js';
 import { reportUnexpected } from '../http/route-errors.js';
 import { formatAgentLink, type AgentLink } from './link-format.js';
@@ -161,6 +162,8 @@ export function createResourceLinks(
       sendMarkdownIfPreferred(req, res, id, page)
         .then(async (answered) => {
           if (answered) return;
+          // The Markdown read found the database stalled: the page goes out without waiting for it again.
+          if (fellBackOnStall(res)) return next();
           await setResourceHeaders(req, res, id, page);
           next();
         })

@@ -58,7 +58,7 @@ export interface ResourceReadKey {
  * vouch for it.
  */
 export async function readComposableResource(ctx: AgentContext, ref: ResourceRef): Promise<{ row: VisibleResourceRead; key: ResourceReadKey } | undefined> {
-  const memo: CacheKey = ['composition-reads', typeof ref, ref];
+  const memo = readsMemo(ref);
   const covered = ctx.exactCompositions ? ctx.cache.peek<CompositionReads | 'too many'>(memo) ?? NO_READS : undefined;
   const exact = covered !== undefined && covered !== 'too many' ? covered : undefined;
   const row = await readVisibleResource(ctx.db, ref, exact && exactReads(ctx, exact));
@@ -74,19 +74,27 @@ export async function readComposableResource(ctx: AgentContext, ref: ResourceRef
   return { row, key: { options, settings: settingsKey(options), contentKey, ...(exact ? { reads: { memo, covered: exact } } : {}) } };
 }
 
-/** The exact key of a read: its own row's, medium's and category's versions, its category chain's names (template selection), and the fingerprint of the rest. */
-const exactKey = (row: VisibleResourceRead) => `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`;
+/**
+ * The exact key of a read: its own row's, medium's and category's versions, its category chain's names
+ * (template selection), and the fingerprint of the rest (a resource's own read, or a listing's row).
+ */
+export const exactKey = (row: Pick<VisibleResourceRead, 'own_versions' | 'category_chain' | 'composition_fingerprint'>) =>
+  `${row.own_versions}|${(row.category_chain ?? []).join('/')}|${row.composition_fingerprint ?? ''}`;
 
 /** The credit predicates, sorted, as a JSON array, once per options object. */
 const predicatesOf = new WeakMap<object, string>();
-const exactReads = (ctx: AgentContext, reads: CompositionReads) => {
-  let predicates = predicatesOf.get(ctx.options);
+export const creditPredicates = (options: AgentContext['options']): string => {
+  let predicates = predicatesOf.get(options);
   if (predicates === undefined) {
-    predicates = JSON.stringify([...new Set([...ctx.options.authorPredicates, ...ctx.options.tagPredicates])].sort());
-    predicatesOf.set(ctx.options, predicates);
+    predicates = JSON.stringify([...new Set([...options.authorPredicates, ...options.tagPredicates])].sort());
+    predicatesOf.set(options, predicates);
   }
-  return { reads: readsParameter(reads), predicates };
+  return predicates;
 };
+const exactReads = (ctx: AgentContext, reads: CompositionReads) => ({ reads: readsParameter(reads), predicates: creditPredicates(ctx.options) });
+
+/** The cache key under which the reads of a reference's last compositions are remembered. */
+export const readsMemo = (ref: ResourceRef): CacheKey => ['composition-reads', typeof ref, ref];
 
 /** A build from a composition, what the composition read, and whether it may be kept. */
 export interface Recorded<T> {

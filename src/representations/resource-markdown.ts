@@ -5,7 +5,9 @@ import type { ResourceRow } from '../content/resource.js';
 import { pageUrlOf } from '../content/page-url.js';
 import { renderFrontMatter } from '../markdown/front-matter.js';
 import { absoluteUrl, resolveOnBase } from '../http/urls.js';
-import { keptIfCovered, readComposableResource, resourceContent, type ResourceContent } from './resource-content.js';
+import { keptIfCovered, readComposableResource, resourceContent, type Recorded, type ResourceContent, type ResourceReadKey } from './resource-content.js';
+import { covers } from '../content/composition-reads.js';
+import type { CacheKey } from '../cache/build-cache.js';
 import { citationTerms, type SiteTerms } from '../settings/site-license.js';
 
 /** The "API access" section that ends the Markdown representation (not in the JSON read, not in HTML). */
@@ -76,6 +78,17 @@ export async function markdownRepresentation(
   requested: string,
   base: string,
 ): Promise<MarkdownRepresentation | undefined> {
+  return keptMarkdown(ctx, ref, requested, base);
+}
+
+/** A resource's Markdown with the key it was looked up under and its build (`isOfKey` tells whether it is that key's content). */
+export interface KeptMarkdown extends MarkdownRepresentation {
+  readonly key: ResourceReadKey;
+  readonly recorded: Recorded<string>;
+}
+
+/** {@link markdownRepresentation}, with the key and the build (llms-full.txt's pieces). */
+export async function keptMarkdown(ctx: AgentContext, ref: number | string, requested: string, base: string): Promise<KeptMarkdown | undefined> {
   // The visibility check runs on every request; only the composition is kept (keyed by what the
   // read's statement saw of the content the composition shows, and of the settings).
   const read = await readComposableResource(ctx, ref);
@@ -86,7 +99,26 @@ export async function markdownRepresentation(
     const content = await resourceContent(ctx, row, lang.language, base, key);
     return { value: markdownDocument(ctx, row, lang, base, key.options, content.value), reads: content.reads, keep: content.keep };
   };
-  const entry = ['markdown', key.settings, key.contentKey ?? '', row.id, lang.language, requested, base];
-  const body = (await keptIfCovered(ctx, key, entry, build, (text) => text.length, false)).value;
-  return { body, language: lang.language, id: row.id };
+  const recorded = await keptIfCovered(ctx, key, markdownEntry(key.settings, key.contentKey, row.id, lang.language, requested, base), build, (text) => text.length, false);
+  return { body: recorded.value, language: lang.language, id: row.id, key, recorded };
+}
+
+/** The build cache key of a resource's Markdown document. */
+export const markdownEntry = (settings: string, contentKey: string | undefined, id: number, language: string, requested: string, base: string): CacheKey => [
+  'markdown',
+  settings,
+  contentKey ?? '',
+  id,
+  language,
+  requested,
+  base,
+];
+
+/**
+ * Whether a kept or built composition is the content of `key`: under an exact key, kept (found kept
+ * under it, or composed from the snapshot the key was read in), and covered by the key's reads; false
+ * for a composition of a later state, or one that read beyond what the key covers.
+ */
+export function isOfKey(key: Pick<ResourceReadKey, 'contentKey' | 'reads'>, recorded: Recorded<unknown>): boolean {
+  return key.contentKey !== undefined && recorded.keep && (!key.reads || covers(key.reads.covered, recorded.reads));
 }
