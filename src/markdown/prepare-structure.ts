@@ -1,7 +1,6 @@
 /**
  * The structural part of the DOM pre-pass: tables made rectangular (spans expanded), Wiki.js tabsets
- * expanded (labels become headings, panels follow), callouts made block quotes with their emoji,
- * captions moved after what they caption, heading permalinks dropped, code languages found.
+ * expanded (labels become headings, panels follow), captions moved after what they caption, heading permalinks dropped.
  */
 import { classesOf, createElement, descendantsNamed, elementChildren, hasClass, isElement, squashText, TEXT_NODE, type DomElement, type DomNode } from './html-dom.js';
 
@@ -116,30 +115,14 @@ export function expandTabset(tabset: DomElement): DomElement {
   return out;
 }
 
-/** A Ghost callout card: one block quote whose paragraph starts with the callout's emoji. */
-export function prepareGhostCallout(card: DomElement): DomElement {
-  const doc = card.ownerDocument;
-  const emoji = squashText(elementChildren(card).find((e) => hasClass(e, 'kg-callout-emoji'))?.textContent);
-  const text = elementChildren(card).find((e) => hasClass(e, 'kg-callout-text'));
-  const paragraph = createElement(doc, 'p', [...(emoji ? [`${emoji} `] : []), ...Array.from(text?.childNodes ?? [])]);
-  const quote = createElement(doc, 'blockquote', [paragraph]);
-  card.replaceWith(quote);
-  return quote;
-}
-
-/** Callouts and admonitions of other editors and themes become block quotes too. */
-export const CALLOUT_CLASSES = new Set(['admonition', 'callout', 'alert', 'notice']);
-
-export function toBlockquote(el: DomElement): DomElement {
-  const quote = createElement(el.ownerDocument, 'blockquote', Array.from(el.childNodes));
-  el.replaceWith(quote);
-  return quote;
-}
-
-/** A figure's caption goes after what it captions, whatever its place in the markup. */
+/** A figure's caption goes after what it captions, whatever its place in the markup; its headings (Hugo's figure title) are bold text. */
 export function captionLast(figure: DomElement): void {
   const caption = elementChildren(figure).find((e) => e.nodeName === 'FIGCAPTION');
-  if (caption && caption.nextSibling) figure.appendChild(caption);
+  if (!caption) return;
+  if (caption.nextSibling) figure.appendChild(caption);
+  for (const heading of elementChildren(caption)) {
+    if (HEADING.test(heading.nodeName)) heading.replaceWith(createElement(figure.ownerDocument, 'strong', Array.from(heading.childNodes)));
+  }
 }
 
 const PERMALINK_CLASSES = new Set(['toc-anchor', 'hash-link', 'header-anchor', 'anchor', 'anchorjs-link', 'heading-anchor', 'permalink', 'headerlink', 'anchor-link']);
@@ -155,25 +138,4 @@ export function dropHeadingPermalinks(heading: DomElement): void {
   }
   const first = heading.firstChild;
   if (first?.nodeType === TEXT_NODE) first.textContent = (first.textContent ?? '').replace(/^\s+/, '');
-}
-
-const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]{1,30})(?:\s|$)/;
-const HIGHLIGHT = /(?:^|\s)highlight-(?:source|text)-([\w+#.-]{1,30})(?:\s|$)/;
-
-/** A code block's language, from the classes and data attributes editors and highlighters use. */
-export function codeLanguage(pre: DomElement): string | undefined {
-  const code = pre.firstElementChild?.nodeName === 'CODE' ? pre.firstElementChild : undefined;
-  for (const el of [code, pre]) {
-    if (!el) continue;
-    const found = LANGUAGE.exec(el.getAttribute('class') ?? '')?.[1] ?? el.getAttribute('data-language') ?? el.getAttribute('data-lang');
-    if (found && /^[\w+#.-]{1,30}$/.test(found)) return found;
-  }
-  return HIGHLIGHT.exec(pre.parentNode?.getAttribute('class') ?? '')?.[1];
-}
-
-/** A `<pre>`'s line breaks written as `<br>` become newlines; its language is noted for the code rule. */
-export function preparePre(pre: DomElement): void {
-  for (const br of descendantsNamed(pre, 'BR')) br.replaceWith(pre.ownerDocument.createTextNode('\n'));
-  const language = codeLanguage(pre);
-  if (language) pre.setAttribute('data-agent-language', language);
 }
