@@ -54,6 +54,8 @@ describe('the editors’ rules, one per concern', () => {
     assert.equal(md('<a class="mw-jump-link" href="#c">Jump to content</a><p>x</p>'), 'x');
     assert.equal(md('<div><b>t.sql</b><span class="collapse-source expand-control"><span class="expand-control-text">Expand source</span></span></div>'), '**t.sql**');
     assert.equal(md('<div class="w-condition-invisible"><p>Sponsor</p></div><p>x</p>'), 'x');
+    // MediaWiki's MathML for screen readers is hidden from sight only: it is the formula (its TeX).
+    assert.equal(md('<p>E: <span class="mwe-math-mathml-a11y" style="display: none;"><math><semantics><mi>E</mi><annotation encoding="application/x-tex">E=mc^2</annotation></semantics></math></span><img aria-hidden="true" src="/m.svg" alt="E"></p>'), 'E: `E=mc^2`');
   });
 
   it('line-numbered code is one code block with its language (class 6)', () => {
@@ -61,6 +63,8 @@ describe('the editors’ rules, one per concern', () => {
     assert.equal(md(table), '```go\na\nb\n```');
     assert.equal(md('<pre><code class="language-py"><span class="line"><span class="ln">1</span><span class="cl">a\n</span></span><span class="line"><span class="ln">2</span><span class="cl">b</span></span></code></pre>'), '```py\na\nb\n```');
     assert.equal(md('<pre><span class="lineno">1 </span>a\n<span class="lineno">2 </span>b</pre>'), '```\na\nb\n```');
+    // Chroma's default inline styles: a line number is text the reader cannot select.
+    assert.equal(md('<pre><code><span style="display:flex"><span style="white-space:pre;user-select:none;color:#7f7f7f">1</span><span>a</span></span></code></pre>'), '```\na\n```');
     // A two-column table of numbers and prose is left a table.
     assert.match(md('<table class="x"><tr><td>1</td><td>One</td></tr></table>'), /^\| +\| +\|/);
   });

@@ -47,15 +47,19 @@ export function codeLanguage(pre: DomElement): string | undefined {
 
 /** Line-number elements inside a code block: Chroma (`ln`, `lnt`), Pygments (`lineno`, `linenos`), Prism and Docusaurus gutters. */
 const LINE_NUMBER = /^(?:ln|lnt|lineno|linenos|line-number|line-numbers-rows|codeLineNumber(?:_\w+)?)$/;
+/** Text a reader cannot select is not copied with the code (Chroma's inline-styled line numbers). */
+const UNSELECTABLE = /(?:^|;)\s*user-select\s*:\s*none/i;
+
+const isLineNumber = (el: DomElement): boolean => classesOf(el).some((c) => LINE_NUMBER.test(c)) || UNSELECTABLE.test(el.getAttribute('style') ?? '');
 
 /**
- * A `<pre>` made ready for the code rule: line numbers out, `<br>` line breaks as newlines, the
+ * A `<pre>` made ready for the code rule: line numbers (and anything else not selectable) out, `<br>` line breaks as newlines, the
  * language noted in `data-agent-language`.
  */
 export function preparePre(pre: DomElement): void {
   for (const el of descendantsOf(pre)) {
     if (el.nodeName === 'BR') el.replaceWith(pre.ownerDocument.createTextNode('\n'));
-    else if (el.hasAttributes() && classesOf(el).some((c) => LINE_NUMBER.test(c))) el.remove();
+    else if (el.hasAttributes() && isLineNumber(el)) el.remove();
   }
   const language = codeLanguage(pre);
   if (language) pre.setAttribute('data-agent-language', language);

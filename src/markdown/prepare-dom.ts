@@ -34,7 +34,8 @@ const LIGATURE_FONT = /^material-(?:icons|symbols)/;
 function invisible(el: DomElement, classes: readonly string[]): boolean {
   if ((el.hasAttribute('hidden') && el.getAttribute('role') !== 'tabpanel') || el.getAttribute('aria-hidden') === 'true') return true;
   const style = el.getAttribute('style');
-  if (style && HIDDEN_STYLE.test(style)) return true;
+  // MediaWiki's MathML for screen readers is hidden from sight, not from readers: it is the formula's text.
+  if (style && HIDDEN_STYLE.test(style)) return !classes.includes('mwe-math-mathml-a11y');
   if (!classes.length) return false;
   if (classes.some((c) => PLAYER_CHROME.has(c) || EDITOR_CHROME.has(c) || LIGATURE_FONT.test(c))) return true;
   // An icon font's element holds nothing or one ligature word (`arrow_forward`).
@@ -157,10 +158,9 @@ function reshape(el: DomElement, name: string, attributed: boolean, classes: rea
     const url = storedEmbedUrl(el);
     if (url && prepareEmbedUrl(el, url)) return undefined;
   }
-  const blockJson = el.getAttribute('data-block-json');
-  if (blockJson && prepareBlockJson(el, blockJson)) return undefined;
-  const dataHtml = el.getAttribute('data-html');
-  if (dataHtml && prepareDataHtml(el, dataHtml)) return undefined;
+  // Squarespace's blocks keep their embed's URL in attributes (read only there: a read costs).
+  if (classes.includes('sqs-block') && prepareBlockJson(el, el.getAttribute('data-block-json') ?? '')) return undefined;
+  if (classes.includes('sqs-video-wrapper') && prepareDataHtml(el, el.getAttribute('data-html') ?? '')) return undefined;
   if (isFootnoteContainer(el)) {
     dropFootnoteSeparator(el);
     return state.footnotes.define(el) ? undefined : el;
