@@ -3,7 +3,7 @@
  * line numbers taken out (gutter tables, number spans), and a paragraph that is only code over several
  * lines made a code block.
  */
-import { classesOf, createElement, descendantsNamed, elementChildren, isElement, squashText, TEXT_NODE, type DomElement } from './html-dom.js';
+import { createElement, descendantsNamed, elementChildren, isElement, squashText, TEXT_NODE, type DomElement } from './html-dom.js';
 
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang)-([\w+#.-]{1,30})(?:\s|$)/;
 /** Highlighters' wrappers: GitHub's `highlight-source-go`, MediaWiki's `mw-highlight-lang-python`. */
@@ -46,11 +46,12 @@ export function codeLanguage(pre: DomElement): string | undefined {
 }
 
 /** Line-number elements inside a code block: Chroma (`ln`, `lnt`), Pygments (`lineno`, `linenos`), Prism and Docusaurus gutters. */
-const LINE_NUMBER = /^(?:ln|lnt|lineno|linenos|line-number|line-numbers-rows|codeLineNumber(?:_\w+)?)$/;
+const LINE_NUMBER = /(?:^|\s)(?:ln|lnt|lineno|linenos|line-number|line-numbers-rows|codeLineNumber(?:_\w+)?)(?:\s|$)/;
 /** Text a reader cannot select is not copied with the code (Chroma's inline-styled line numbers). */
 const UNSELECTABLE = /(?:^|;)\s*user-select\s*:\s*none/i;
 
-const isLineNumber = (el: DomElement): boolean => classesOf(el).some((c) => LINE_NUMBER.test(c)) || UNSELECTABLE.test(el.getAttribute('style') ?? '');
+/** Asked of every element of a highlighted block (hundreds of token spans): one test of the raw attributes, no class list. */
+const isLineNumber = (el: DomElement): boolean => LINE_NUMBER.test(el.getAttribute('class') ?? '') || UNSELECTABLE.test(el.getAttribute('style') ?? '');
 
 /**
  * A `<pre>` made ready for the code rule: line numbers (and anything else not selectable) out, `<br>` line breaks as newlines, the
