@@ -41,7 +41,7 @@ type Convert = (html: string) => string;
  * The conversion of another tree, for a side-by-side run: `MARKDOWN_BEFORE=<its src/markdown/convert.ts>`
  * (e.g. `git archive <commit> src | tar -x -C /tmp/before`, with `node_modules` linked beside it). Set
  * `MARKDOWN_AFTER` to the current tree exported the same way: a module loaded from another path was
- * measured about 30 % slower than the statically imported product on identical code (0.67 to 0.70), so both sides
+ * took 1.4 to 1.5 times the CPU of the statically imported product on identical code, so both sides
  * must load alike.
  */
 async function treeCandidate(variable: 'MARKDOWN_BEFORE' | 'MARKDOWN_AFTER'): Promise<Convert | undefined> {
