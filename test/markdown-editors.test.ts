@@ -83,6 +83,8 @@ describe('the editors’ rules, one per concern', () => {
     assert.equal(md('<p>B<a class="footnote-anchor" href="#footnote-1">1</a></p><div class="footnote"><a id="footnote-1" class="footnote-number" href="#footnote-anchor-1">1</a><div class="footnote-content"><p>Sub.</p></div></div>'), 'B[^1]\n\n[^1]: Sub.');
     // A tab panel hidden until its tab is chosen is content; any other hidden element is not.
     assert.equal(md('<div role="tabpanel" hidden><p>Yarn</p></div><div hidden><p>No</p></div>'), 'Yarn');
+    // Docusaurus's tabs, as Wiki.js tabsets: a heading per tab, a level below the one before, then its panel.
+    assert.equal(md('<h2>Install</h2><div class="tabs-container"><ul role="tablist"><li role="tab">npm</li><li role="tab">Yarn</li></ul><div><div role="tabpanel"><p>a</p></div><div role="tabpanel" hidden><p>b</p></div></div></div>'), '## Install\n\n### npm\n\na\n\n### Yarn\n\nb');
     // A figure caption's heading (Hugo's figure title) is bold text of the caption.
     assert.equal(md('<figure><img src="/q.jpg" alt="Q"><figcaption><h4>Quay</h4></figcaption></figure>'), '![Q](https://site.example/q.jpg)\n\n***Quay***');
   });

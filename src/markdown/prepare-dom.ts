@@ -12,7 +12,7 @@ import { prepareBlockJson, prepareDataHtml, prepareResourceUrl, prepareScript } 
 import { paragraphOfCode, preparePre, unwrapLineNumberTable } from './prepare-code.js';
 import { prepareCallout, prepareToggle } from './prepare-callouts.js';
 import { markInlineTasks, markTask, replaceTaskCheckbox } from './prepare-tasks.js';
-import { captionLast, dropHeadingPermalinks, expandTabset, normalizeTable } from './prepare-structure.js';
+import { captionLast, dropHeadingPermalinks, expandAriaTabs, expandTabset, normalizeTable } from './prepare-structure.js';
 
 /** Elements whose content never reaches the Markdown (a `<template>` only through a tabset). */
 const REMOVED = new Set([
@@ -169,6 +169,7 @@ function reshape(el: DomElement, name: string, attributed: boolean, classes: rea
   if (classes.includes('checkbox') && insideListItem(el) && replaceTaskCheckbox(el, classes)) return undefined;
   if (classes.includes('inline-task-list')) markInlineTasks(el);
   if (classes.includes('expand-container')) return prepareToggle(el) ?? el;
+  if (classes.includes('tabs-container')) return expandAriaTabs(el) ?? el;
   const callout = prepareCallout(el, classes);
   if (callout) return callout;
   if (classes.includes('kg-bookmark-metadata')) separateInlineItems(el);

@@ -99,10 +99,13 @@ export function expandTabset(tabset: DomElement): DomElement {
   const templates = elementChildren(tabset).filter((e) => e.nodeName === 'TEMPLATE');
   const tabs = templates.find((t) => t.hasAttribute('v-slot:tabs') || t.hasAttribute('#tabs')) ?? templates[0];
   const content = templates.find((t) => t !== tabs);
-  const labels = templateNodes(tabs).filter(isElement);
-  const panels = templateNodes(content).filter(isElement);
-  const level = Math.min(6, headingLevelBefore(tabset) + 1);
-  const doc = tabset.ownerDocument;
+  return tabsAsHeadings(tabset, templateNodes(tabs).filter(isElement), templateNodes(content).filter(isElement));
+}
+
+/** Replaces `tabs` by each label as a heading one level below the heading before it, followed by its panel. */
+function tabsAsHeadings(tabs: DomElement, labels: DomElement[], panels: DomElement[]): DomElement {
+  const level = Math.min(6, headingLevelBefore(tabs) + 1);
+  const doc = tabs.ownerDocument;
   const out = createElement(doc, 'div');
   const count = Math.max(labels.length, panels.length);
   for (let k = 0; k < count; k++) {
@@ -111,8 +114,33 @@ export function expandTabset(tabset: DomElement): DomElement {
     const panel = panels[k];
     if (panel) out.appendChild(panel);
   }
-  tabset.replaceWith(out);
+  tabs.replaceWith(out);
   return out;
+}
+
+/** The elements of `role` under `el`, not looking inside one found (a panel's own nested tabs stay in it). */
+function withRole(el: DomElement, role: string): DomElement[] {
+  const out: DomElement[] = [];
+  for (const child of elementChildren(el)) {
+    if (child.getAttribute('role') === role) out.push(child);
+    else out.push(...withRole(child, role));
+  }
+  return out;
+}
+
+/**
+ * ARIA tabs (Docusaurus's `tabs-container`: a `role="tablist"` of `role="tab"` labels, then the
+ * `role="tabpanel"` panels, the inactive ones `hidden`) as Wiki.js tabsets: a heading per tab followed
+ * by its panel. `undefined` when the labels and panels do not pair up.
+ */
+export function expandAriaTabs(container: DomElement): DomElement | undefined {
+  const [tablist] = withRole(container, 'tablist');
+  const labels = tablist ? withRole(tablist, 'tab') : [];
+  const panels = withRole(container, 'tabpanel');
+  if (!labels.length || labels.length !== panels.length) return undefined;
+  for (const panel of panels) panel.removeAttribute('hidden');
+  tablist!.remove();
+  return tabsAsHeadings(container, labels, panels);
 }
 
 /** A figure's caption goes after what it captions, whatever its place in the markup; its headings (Hugo's figure title) are bold text. */
