@@ -66,7 +66,10 @@ for (const backend of backends) {
 
     it('holds exactly what toMarkdown gives for a resource’s body (one conversion path), in process and through a worker', async () => {
       const editors = Object.entries(CORPUS).filter(([family]) => !STUDIED_FAMILIES.includes(family as Family)).flatMap(([, fragments]) => fragments.map((f) => f.html));
-      const bodies = { editors_all: editors.join('\n'), editors_few: editors.slice(0, 6).join('\n') };
+      // Each body opens with a section heading: a tab's heading level is relative to the heading before it,
+      // which without one would be the composition's title in the route and nothing in toMarkdown's input.
+      const section = '<h2>Editors’ markup</h2>\n';
+      const bodies = { editors_all: section + editors.join('\n'), editors_few: section + editors.slice(0, 6).join('\n') };
       assert.ok(bodies.editors_all.length > 8 * 1024 && bodies.editors_few.length < 8 * 1024, 'one body converts in a worker, the other in process');
       for (const [name, html] of Object.entries(bodies)) {
         const id = await insertResource(demo.db, { name, category: 'article', title: { en: 'Editors' }, body: { en: html } });
