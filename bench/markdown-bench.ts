@@ -53,7 +53,7 @@ async function measureAsync(runs: number, fn: () => Promise<unknown>): Promise<{
 
 const ms = (n: number) => n.toFixed(2).padStart(9);
 
-runCorpusBench();
+await runCorpusBench();
 
 let started = performance.now();
 new TurndownService();

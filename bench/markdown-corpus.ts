@@ -33,7 +33,23 @@ function bareTurndown(): (html: string) => string {
   return (html) => service.turndown(html);
 }
 
-const product = (html: string) => boundedHtmlToMarkdown(html, { baseUrl: CORPUS_BASE_URL, documentUrl: CORPUS_DOCUMENT_URL }, DEFAULT_MARKDOWN_LIMITS).markdown;
+const productConversion = (html: string) => boundedHtmlToMarkdown(html, { baseUrl: CORPUS_BASE_URL, documentUrl: CORPUS_DOCUMENT_URL }, DEFAULT_MARKDOWN_LIMITS).markdown;
+
+type Convert = (html: string) => string;
+
+/**
+ * The conversion of another tree, for a side-by-side run: `MARKDOWN_BEFORE=<its src/markdown/convert.ts>`
+ * (e.g. `git archive <commit> src | tar -x -C /tmp/before`, with `node_modules` linked beside it). Set
+ * `MARKDOWN_AFTER` to the current tree exported the same way: a module loaded from another path was
+ * took 1.4 to 1.5 times the CPU of the statically imported product on identical code, so both sides
+ * must load alike.
+ */
+async function treeCandidate(variable: 'MARKDOWN_BEFORE' | 'MARKDOWN_AFTER'): Promise<Convert | undefined> {
+  const path = process.env[variable];
+  if (!path) return undefined;
+  const tree = (await import(path)) as { boundedHtmlToMarkdown: typeof boundedHtmlToMarkdown };
+  return (html) => tree.boundedHtmlToMarkdown(html, { baseUrl: CORPUS_BASE_URL, documentUrl: CORPUS_DOCUMENT_URL }, DEFAULT_MARKDOWN_LIMITS).markdown;
+}
 
 function score(convert: (html: string) => string): { families: string[]; passed: number; total: number } {
   let passed = 0;
@@ -72,16 +88,19 @@ function msPer(convert: (html: string) => string, inputs: readonly string[], rep
   return (used.user + used.system) / 1000 / (repeat * inputs.length);
 }
 
-export function runCorpusBench(): void {
+export async function runCorpusBench(): Promise<void> {
   const bare = bareTurndown();
+  const before = await treeCandidate('MARKDOWN_BEFORE');
+  const product = (await treeCandidate('MARKDOWN_AFTER')) ?? productConversion;
   const fragments = Object.values(CORPUS).flat().map((f) => f.html);
   const article = typicalArticle();
   write(`Markdown corpus: ${fragments.length} fragments (test/fixtures/markdown-corpus); score = expectations met / expectations, one well-formedness check per fragment included`);
-  for (const [name, convert] of [['product', product], ['bare turndown + GFM plugin', bare]] as const) {
+  const scored: [string, Convert][] = [['product', product], ...(before ? [['product before (MARKDOWN_BEFORE)', before] as [string, Convert]] : []), ['bare turndown + GFM plugin', bare]];
+  for (const [name, convert] of scored) {
     const s = score(convert);
     write(`- ${name}: ${s.families.join(', ')}; all ${s.passed}/${s.total} (${((100 * s.passed) / s.total).toFixed(1)} %)`);
   }
-  const candidates = [['product (bounded)', product], ['bare turndown', bare]] as const;
+  const candidates: [string, Convert][] = [['product (bounded)', product], ['bare turndown', bare], ...(before ? [['before', before] as [string, Convert]] : [])];
   for (const [, convert] of candidates) msPer(convert, fragments, 3);
   const times = new Map<string, { corpus: number[]; article: number[] }>(candidates.map(([n]) => [n, { corpus: [], article: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -92,12 +111,19 @@ export function runCorpusBench(): void {
       times.get(name)!.article.push(msPer(convert, [article], 60));
     }
   }
-  const [p, b] = candidates.map(([name]) => times.get(name)!);
+  const [p, b, o] = candidates.map(([name]) => times.get(name)!);
   write('');
   write(`Conversion CPU time, ${ROUNDS} interleaved rounds, medians (article: ${Buffer.byteLength(article)} bytes):`);
   write('| input | product CPU ms | bare turndown CPU ms | product / bare |');
   write('|---|---|---|---|');
   write(`| corpus, per fragment | ${median(p!.corpus).toFixed(3)} | ${median(b!.corpus).toFixed(3)} | ${(median(p!.corpus) / median(b!.corpus)).toFixed(2)} |`);
   write(`| 3.4 KiB article | ${median(p!.article).toFixed(3)} | ${median(b!.article).toFixed(3)} | ${(median(p!.article) / median(b!.article)).toFixed(2)} |`);
+  if (o) {
+    write('');
+    write('| input | product CPU ms | before CPU ms | product / before |');
+    write('|---|---|---|---|');
+    write(`| corpus, per fragment | ${median(p!.corpus).toFixed(3)} | ${median(o.corpus).toFixed(3)} | ${(median(p!.corpus) / median(o.corpus)).toFixed(2)} |`);
+    write(`| 3.4 KiB article | ${median(p!.article).toFixed(3)} | ${median(o.article).toFixed(3)} | ${(median(p!.article) / median(o.article)).toFixed(2)} |`);
+  }
   write('');
 }

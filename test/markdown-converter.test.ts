@@ -9,6 +9,7 @@ import { renderAgentMarkdown } from '../src/markdown/compose.js';
 import { ConversionTimeoutError, createMarkdownConverter } from '../src/markdown/converter.js';
 import { resolveMarkdownLimits } from '../src/markdown/limits.js';
 import { markerHtml } from '../src/markdown/markers.js';
+import { CORPUS } from './fixtures/markdown-corpus/index.js';
 
 const BASE = 'https://site.example';
 const options = { defaultLanguage: 'en', pageUrl: DEFAULT_PAGE_URL };
@@ -21,6 +22,7 @@ const SYNTHETIC: Record<string, string> = {
   'nested past the depth bound': `${'<div>'.repeat(200)}deep text${'</div>'.repeat(200)}`,
   'markers, look-alikes, unsafe links, relative images': `${markerHtml('Omitted: unsupported block type "x"')}<p data-agent-marker="guess">[Omitted: x]</p><p><a href="javascript:alert(1)">js</a> <a href="rel/page.html">rel</a> <img src="pic.png" alt="a [b]"></p>${'<p>padding paragraph</p>'.repeat(400)}`,
   'non-ASCII text': `<h1>Überschrift — 日本語 🚢</h1>${'<p>Ça va, naïve café — ½ &amp; &lt;tag&gt;</p>'.repeat(300)}`,
+  'every fragment of the Markdown corpus, editors’ output included': Object.values(CORPUS).flat().map((f) => f.html).join('\n'),
 };
 
 describe('Markdown conversion in worker threads', () => {

@@ -8,6 +8,9 @@ import { backends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import { createExampleSite } from '../example-site/app.js';
+import { insertResource } from '../example-site/content-store.js';
+import { toMarkdown } from '../src/index.js';
+import { CORPUS, STUDIED_FAMILIES, type Family } from './fixtures/markdown-corpus/index.js';
 
 const FIXTURES = path.resolve('test/fixtures/markdown-templates');
 const EXAMPLE_TEMPLATES = path.resolve('example-site/templates');
@@ -59,6 +62,23 @@ for (const backend of backends) {
       assert.ok(!md.text.includes('never in Markdown'));
       const welcome = await request(app).get(`/api/agent/resource/${DEMO.welcome}`);
       assert.equal(welcome.body.result.content_complete, true);
+    });
+
+    it('holds exactly what toMarkdown gives for a resource’s body (one conversion path), in process and through a worker', async () => {
+      const editors = Object.entries(CORPUS).filter(([family]) => !STUDIED_FAMILIES.includes(family as Family)).flatMap(([, fragments]) => fragments.map((f) => f.html));
+      // Each body opens with a section heading: a tab's heading level is relative to the heading before it,
+      // which without one would be the composition's title in the route and nothing in toMarkdown's input.
+      const section = '<h2>Editors’ markup</h2>\n';
+      const bodies = { editors_all: section + editors.join('\n'), editors_few: section + editors.slice(0, 6).join('\n') };
+      assert.ok(bodies.editors_all.length > 8 * 1024 && bodies.editors_few.length < 8 * 1024, 'one body converts in a worker, the other in process');
+      for (const [name, html] of Object.entries(bodies)) {
+        const id = await insertResource(demo.db, { name, category: 'article', title: { en: 'Editors' }, body: { en: html } });
+        const res = await request(app).get(`/agent/resource/${id}/markdown`);
+        assert.equal(res.status, 200);
+        const url = /^url: "?([^"\n]+)"?$/m.exec(res.text)?.[1];
+        assert.ok(url, 'the front matter names the page URL');
+        assert.ok(res.text.includes(toMarkdown(html, { url }).markdown), `${name}: the route's Markdown holds toMarkdown's`);
+      }
     });
 
     it('the example site page HTML carries no API access section and no body links to the API', async () => {

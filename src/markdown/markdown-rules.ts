@@ -7,7 +7,7 @@
  */
 import type TurndownService from 'turndown';
 import { absoluteUrl, escapeAlt, escapeDestination, escapeTitle, LINK_PROTOCOLS, markdownLink, MEDIA_PROTOCOLS } from './markdown-urls.js';
-import { descendantsNamed, elementChildren, squashText, type DomElement, type DomNode } from './html-dom.js';
+import { classesOf, descendantsNamed, elementChildren, findElement, squashText, type DomElement, type DomNode } from './html-dom.js';
 import { MARKER_ATTRIBUTE } from './markers.js';
 
 const el = (node: unknown) => node as DomElement;
@@ -58,6 +58,30 @@ function blockTexts(node: DomElement): string[] {
   visit(node);
   flush();
   return parts;
+}
+
+/** A card's title element (`kg-bookmark-title`, `bookmark-title`, `embedded-post-title`, …) inside a link. */
+const TITLE_CLASS = /(?:^|[-_])title(?:$|[-_])/;
+
+/**
+ * The texts of a link around blocks, its card's title first (wherever the card puts it: a Substack
+ * post card opens with the publication's name).
+ */
+function cardTexts(a: DomElement): string[] {
+  const parts = blockTexts(a);
+  const titled = parts.length > 1 ? findElement(a, (e) => e !== a && e.hasAttributes() && classesOf(e).some((c) => TITLE_CLASS.test(c)) && squashText(e.textContent) !== '') : undefined;
+  const at = titled ? parts.indexOf(squashText(titled.textContent)) : -1;
+  if (at > 0) parts.unshift(...parts.splice(at, 1));
+  return parts;
+}
+
+/** An image in Markdown, its source absolute and safe (only its alt text when it has none). */
+function imageMarkdown(img: DomElement): string {
+  const src = absoluteUrl(img.getAttribute('src'), MEDIA_PROTOCOLS);
+  const alt = escapeAlt(img.getAttribute('alt'));
+  if (!src) return alt;
+  const title = escapeTitle(img.getAttribute('title'));
+  return `![${alt}](${escapeDestination(src)}${title ? ` "${title}"` : ''})`;
 }
 
 function fencedBlock(code: string, language: string): string {
@@ -133,7 +157,10 @@ function agentRules(escape: (text: string) => string, markerNonce: () => string)
         const href = absoluteUrl(a.getAttribute('href'), LINK_PROTOCOLS);
         if (!href) return content;
         if (hasBlockContent(a)) {
-          const [title, ...rest] = blockTexts(a).map(escape);
+          const [title, ...rest] = cardTexts(a).map(escape);
+          // A linked image in wrappers (Substack, Webflow, Squarespace): the image as the link's text.
+          const image = title ? undefined : descendantsNamed(a, 'IMG').map(imageMarkdown).find(Boolean);
+          if (image) return markdownLink(image, href, a.getAttribute('title'));
           if (!title) return '';
           return `${markdownLink(title, href, a.getAttribute('title'))}${rest.length ? ` — ${rest.join(' — ')}` : ''}`;
         }
@@ -143,14 +170,7 @@ function agentRules(escape: (text: string) => string, markerNonce: () => string)
     },
     agentImage: {
       names: ['IMG'],
-      replacement(_content, node) {
-        const img = el(node);
-        const src = absoluteUrl(img.getAttribute('src'), MEDIA_PROTOCOLS);
-        const alt = escapeAlt(img.getAttribute('alt'));
-        if (!src) return alt;
-        const title = escapeTitle(img.getAttribute('title'));
-        return `![${alt}](${escapeDestination(src)}${title ? ` "${title}"` : ''})`;
-      },
+      replacement: (_content, node) => imageMarkdown(el(node)),
     },
     agentHeading: {
       names: ['H1', 'H2', 'H3', 'H4', 'H5', 'H6'],

@@ -8,16 +8,11 @@
 import { classesOf, descendantsNamed, elementChildren, isElement, NO_CLASSES, squashText, type DomElement } from './html-dom.js';
 import { Footnotes, dropFootnoteSeparator, isFootnoteContainer } from './prepare-footnotes.js';
 import { PLAYER_CHROME, prepareEmbedUrl, prepareIframe, prepareImage, prepareMediaElement, prepareNoscript, storedEmbedUrl } from './prepare-media.js';
-import {
-  CALLOUT_CLASSES,
-  captionLast,
-  dropHeadingPermalinks,
-  expandTabset,
-  normalizeTable,
-  prepareGhostCallout,
-  preparePre,
-  toBlockquote,
-} from './prepare-structure.js';
+import { prepareBlockJson, prepareDataHtml, prepareResourceUrl, prepareScript } from './prepare-embeds.js';
+import { paragraphOfCode, preparePre, unwrapLineNumberTable } from './prepare-code.js';
+import { prepareCallout, prepareToggle } from './prepare-callouts.js';
+import { markInlineTasks, markTask, replaceTaskCheckbox } from './prepare-tasks.js';
+import { captionLast, dropHeadingPermalinks, expandAriaTabs, expandTabset, normalizeTable } from './prepare-structure.js';
 
 /** Elements whose content never reaches the Markdown (a `<template>` only through a tabset). */
 const REMOVED = new Set([
@@ -25,17 +20,24 @@ const REMOVED = new Set([
   'CANVAS', 'HEAD', 'LINK', 'META', 'BASE', 'TITLE', 'DIALOG', 'MAP',
 ]);
 
+/** Editors' chrome: section edit links, skip links, code macros' expand buttons, conditionally hidden CMS items. */
+const EDITOR_CHROME = new Set(['mw-editsection', 'mw-jump-link', 'collapse-source', 'w-condition-invisible']);
+
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i;
 const ICON_CLASS = /^(?:fa[srlbd]?|fa-[\w-]+|dashicons[\w-]*|glyphicon[\w-]*|mdi[\w-]*|bi-[\w-]+|icon[\w-]*|material-[\w-]+)$/;
 const LIGATURE_FONT = /^material-(?:icons|symbols)/;
 
-/** What the reader never sees: hidden, `aria-hidden` decorations, `display: none`, icon-font glyphs. */
+/**
+ * What the reader never sees: hidden (but a tab panel, shown when its tab is chosen), `aria-hidden`
+ * decorations, `display: none`, icon-font glyphs, player and editor chrome.
+ */
 function invisible(el: DomElement, classes: readonly string[]): boolean {
-  if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return true;
+  if ((el.hasAttribute('hidden') && el.getAttribute('role') !== 'tabpanel') || el.getAttribute('aria-hidden') === 'true') return true;
   const style = el.getAttribute('style');
-  if (style && HIDDEN_STYLE.test(style)) return true;
+  // MediaWiki's MathML for screen readers is hidden from sight, not from readers: it is the formula's text.
+  if (style && HIDDEN_STYLE.test(style)) return !classes.includes('mwe-math-mathml-a11y');
   if (!classes.length) return false;
-  if (classes.some((c) => PLAYER_CHROME.has(c) || LIGATURE_FONT.test(c))) return true;
+  if (classes.some((c) => PLAYER_CHROME.has(c) || EDITOR_CHROME.has(c) || LIGATURE_FONT.test(c))) return true;
   // An icon font's element holds nothing or one ligature word (`arrow_forward`).
   return (el.nodeName === 'I' || el.nodeName === 'SPAN') && classes.some((c) => ICON_CLASS.test(c)) && /^[a-z0-9_]{0,40}$/.test(squashText(el.textContent));
 }
@@ -53,7 +55,7 @@ interface PrepareState {
  * conversion of an ordinary article. A false alarm only costs the walk.
  */
 const PREPARED_MARKUP =
-  /<(?:noscript|img|video|audio|iframe|oembed|tabset|math|svg|abbr|input|pre|table|figure|script|style|template|frame|object|embed|applet|form|button|select|textarea|canvas|head|link|meta|base|title|dialog|map)\b|\s(?:hidden|aria-hidden|style|class|role|data-oembed-url)\b|<h[1-6]\b[^>]*>[^<]*<[a-z!]/i;
+  /<(?:noscript|img|video|audio|iframe|oembed|tabset|math|svg|abbr|input|pre|table|figure|script|style|template|frame|object|embed|applet|form|button|select|textarea|canvas|head|link|meta|base|title|dialog|map|ri:url)\b|\s(?:hidden|aria-hidden|style|class|role|data-oembed-url)\b|<h[1-6]\b[^>]*>[^<]*<[a-z!]|<p>\s*<code\b/i;
 
 /** Whether `html` holds anything {@link prepareDom} would change. */
 export const needsPreparation = (html: string): boolean => PREPARED_MARKUP.test(html);
@@ -86,6 +88,7 @@ function visitChildren(el: DomElement, state: PrepareState): void {
 /** Prepares one element, then (unless it was replaced by something already prepared) its children. */
 function visitElement(el: DomElement, state: PrepareState): void {
   const name = el.nodeName;
+  if (name === 'SCRIPT' && el.hasAttribute('src')) return prepareScript(el);
   if (REMOVED.has(name)) return el.remove();
   // Most elements of editorial HTML have no attribute at all: one cheap test spares every attribute read.
   const attributed = el.hasAttributes();
@@ -131,9 +134,22 @@ function reshape(el: DomElement, name: string, attributed: boolean, classes: rea
       expandAbbreviation(el, state.abbreviations);
       return el;
     case 'INPUT':
-      if (el.getAttribute('type') === 'checkbox' && insideListItem(el)) el.setAttribute('data-agent-task', el.hasAttribute('checked') ? 'x' : ' ');
+      if (el.getAttribute('type') === 'checkbox' && insideListItem(el)) markTask(el, el.hasAttribute('checked'));
       else el.remove();
       return undefined;
+    case 'RI:URL':
+      prepareResourceUrl(el);
+      return undefined;
+    case 'TABLE': {
+      const code = attributed ? unwrapLineNumberTable(el) : undefined;
+      if (code) return code;
+      break;
+    }
+    case 'P': {
+      const code = paragraphOfCode(el);
+      if (code) return code;
+      break;
+    }
   }
   if (!attributed) return el;
   if (el.hasAttribute('data-oembed-url') && prepareEmbedUrl(el, el.getAttribute('data-oembed-url'))) return undefined;
@@ -142,12 +158,20 @@ function reshape(el: DomElement, name: string, attributed: boolean, classes: rea
     const url = storedEmbedUrl(el);
     if (url && prepareEmbedUrl(el, url)) return undefined;
   }
-  if (classes.includes('kg-callout-card')) return prepareGhostCallout(el);
+  // Squarespace's blocks keep their embed's URL in attributes (read only there: a read costs).
+  if (classes.includes('sqs-block') && prepareBlockJson(el, el.getAttribute('data-block-json') ?? '')) return undefined;
+  if (classes.includes('sqs-video-wrapper') && prepareDataHtml(el, el.getAttribute('data-html') ?? '')) return undefined;
   if (isFootnoteContainer(el)) {
     dropFootnoteSeparator(el);
     return state.footnotes.define(el) ? undefined : el;
   }
-  if (classes.some((c) => CALLOUT_CLASSES.has(c)) && name === 'DIV') return toBlockquote(el);
+  if (classes.includes('footnote') && state.footnotes.defineSingle(el)) return undefined;
+  if (classes.includes('checkbox') && insideListItem(el) && replaceTaskCheckbox(el, classes)) return undefined;
+  if (classes.includes('inline-task-list')) markInlineTasks(el);
+  if (classes.includes('expand-container')) return prepareToggle(el) ?? el;
+  if (classes.includes('tabs-container')) return expandAriaTabs(el) ?? el;
+  const callout = prepareCallout(el, classes);
+  if (callout) return callout;
   if (classes.includes('kg-bookmark-metadata')) separateInlineItems(el);
   return el;
 }

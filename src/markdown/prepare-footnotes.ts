@@ -1,12 +1,13 @@
 /**
  * Footnotes in the DOM pre-pass: the footnote lists of the common renderers (markdown-it-footnote and
- * Wiki.js, WordPress's footnotes block, Pandoc, Hugo, Jekyll) and the references to their items become
+ * Wiki.js, WordPress's footnotes block, Pandoc, Hugo, Jekyll, MediaWiki's Cite), Substack's footnotes
+ * (one `div.footnote` each) and the references to their items become
  * `<x-footnote>` and `<x-footnote-ref>` elements, which the rules write as GFM footnotes
  * (`[^1]` and `[^1]: text`); back links (`↩︎`) are dropped.
  */
-import { classesOf, createElement, descendantsNamed, elementChildren, squashText, type DomElement } from './html-dom.js';
+import { classesOf, createElement, descendantsNamed, elementChildren, squashText, TEXT_NODE, type DomElement, type DomNode } from './html-dom.js';
 
-const CONTAINER_CLASSES = new Set(['footnotes', 'wp-block-footnotes', 'footnotes-list', 'footnote-list']);
+const CONTAINER_CLASSES = new Set(['footnotes', 'wp-block-footnotes', 'footnotes-list', 'footnote-list', 'mw-references-wrap', 'references']);
 
 /** Whether `el` is a footnote list or the section holding one. */
 export const isFootnoteContainer = (el: DomElement): boolean =>
@@ -14,8 +15,18 @@ export const isFootnoteContainer = (el: DomElement): boolean =>
 
 const BACKLINK = /^[\s↩↑^\u21A9\uFE0E\uFE0F]+$/u;
 
+/** A back link to the reference (`↩︎`, `^`, `role="doc-backlink"`), or MediaWiki's span of them (`mw-cite-backlink`). */
 const isBacklink = (a: DomElement) =>
   a.getAttribute('role') === 'doc-backlink' || classesOf(a).some((c) => c.includes('backref') || c.includes('backlink')) || BACKLINK.test(a.textContent ?? '') || /jump to footnote reference/i.test(a.getAttribute('aria-label') ?? '');
+
+/** A footnote's element, without the white space at its edges (turndown would write it around the footnote, on a line of its own). */
+function footnote(doc: DomElement['ownerDocument'], nodes: DomNode[], n: number): DomElement {
+  const note = createElement(doc, 'x-footnote', nodes, { 'data-n': String(n) });
+  const [first, last] = [note.firstChild, note.lastChild];
+  if (first?.nodeType === TEXT_NODE) first.textContent = (first.textContent ?? '').trimStart();
+  if (last?.nodeType === TEXT_NODE) last.textContent = (last.textContent ?? '').trimEnd();
+  return note;
+}
 
 /** Footnote numbers by the id of their item, in the order the definitions were found. */
 export class Footnotes {
@@ -31,12 +42,27 @@ export class Footnotes {
     const doc = container.ownerDocument;
     const notes = createElement(doc, 'x-footnotes');
     for (const item of items) {
-      for (const a of descendantsNamed(item, 'A')) if (isBacklink(a)) a.remove();
+      for (const a of [...descendantsNamed(item, 'A'), ...descendantsNamed(item, 'SPAN')]) if (isBacklink(a)) a.remove();
       const n = this.#numbers.size + 1;
       this.#numbers.set(item.getAttribute('id')!, n);
-      notes.appendChild(createElement(doc, 'x-footnote', Array.from(item.childNodes), { 'data-n': String(n) }));
+      notes.appendChild(footnote(doc, Array.from(item.childNodes), n));
     }
     container.replaceWith(notes);
+    return true;
+  }
+
+  /**
+   * A footnote of its own (Substack's `div.footnote`: `a.footnote-number` with the id, then
+   * `div.footnote-content`) replaced by `<x-footnotes>` holding it; false when `el` is not one.
+   */
+  defineSingle(el: DomElement): boolean {
+    const [number, content] = elementChildren(el);
+    const id = number?.nodeName === 'A' && classesOf(number).includes('footnote-number') ? number.getAttribute('id') : null;
+    if (!id || !content) return false;
+    const n = this.#numbers.size + 1;
+    this.#numbers.set(id, n);
+    const doc = el.ownerDocument;
+    el.replaceWith(createElement(doc, 'x-footnotes', [footnote(doc, Array.from(content.childNodes), n)]));
     return true;
   }
 

@@ -88,8 +88,15 @@ export const PLAYER_CHROME = new Set([
 /** The flow containers in which a media link gets a paragraph of its own. */
 const FLOW_PARENTS = new Set(['X-TURNDOWN', 'DIV', 'FIGURE', 'SECTION', 'ARTICLE', 'MAIN', 'ASIDE', 'HEADER', 'FOOTER', 'BLOCKQUOTE', 'DETAILS', 'BODY', 'NAV']);
 
+/** A link label: `Title (Provider)`, else `Embedded content: Provider`. */
+export function embedLabel(href: string, title?: unknown, provider?: unknown): string {
+  const name = typeof provider === 'string' && squashText(provider) ? squashText(provider).slice(0, 80) : hostLabel(href);
+  const heading = typeof title === 'string' ? squashText(title).slice(0, 300) : '';
+  return heading ? `${heading} (${name})` : `Embedded content: ${name}`;
+}
+
 /** Replaces `el` by a link to `href` labelled `label` (in a paragraph of its own in a flow container). */
-function replaceByLink(el: DomElement, href: string, label: string): DomElement {
+export function replaceByLink(el: DomElement, href: string, label: string): DomElement {
   const doc = el.ownerDocument;
   const link = createElement(doc, 'a', [label], { href });
   const inFlow = FLOW_PARENTS.has(el.parentNode?.nodeName ?? 'X-TURNDOWN');
@@ -134,22 +141,26 @@ function embeddedPage(href: string): string {
   return (target && absoluteUrl(target, MEDIA_PROTOCOLS)) || href;
 }
 
+/** Attributes a lazy loader keeps an iframe's real source in while its `src` is a placeholder. */
+const LAZY_IFRAME_SRC = ['data-src', 'data-lazy-src', 'data-url'];
+
 /** An `<iframe>`: a link to the page it shows, titled by its `title`; a WordPress post embed's iframe only doubles its link. */
 export function prepareIframe(el: DomElement): void {
-  const href = absoluteUrl(el.getAttribute('src'), MEDIA_PROTOCOLS);
+  const source = [el.getAttribute('src'), ...LAZY_IFRAME_SRC.map((name) => el.getAttribute(name))].find((s) => !isPlaceholder(s));
+  const href = absoluteUrl(source, MEDIA_PROTOCOLS);
   if (!href || classesOf(el).includes('wp-embedded-content')) {
     el.remove();
     return;
   }
   const page = embeddedPage(href);
-  replaceByLink(el, page, mediaTitle(el) || `Embedded content: ${hostLabel(page)}`);
+  replaceByLink(el, page, mediaTitle(el) || embedLabel(page));
 }
 
 /** An oEmbed placeholder (`<oembed url>`, `data-oembed-url`) or a stored WordPress embed URL: a link to the page. */
 export function prepareEmbedUrl(el: DomElement, raw: string | null): boolean {
   const href = absoluteUrl(raw?.trim(), MEDIA_PROTOCOLS);
   if (!href) return false;
-  replaceByLink(el, href, `Embedded content: ${hostLabel(href)}`);
+  replaceByLink(el, href, embedLabel(href));
   return true;
 }
 

@@ -1,7 +1,6 @@
 /**
  * The structural part of the DOM pre-pass: tables made rectangular (spans expanded), Wiki.js tabsets
- * expanded (labels become headings, panels follow), callouts made block quotes with their emoji,
- * captions moved after what they caption, heading permalinks dropped, code languages found.
+ * expanded (labels become headings, panels follow), captions moved after what they caption, heading permalinks dropped.
  */
 import { classesOf, createElement, descendantsNamed, elementChildren, hasClass, isElement, squashText, TEXT_NODE, type DomElement, type DomNode } from './html-dom.js';
 
@@ -100,10 +99,13 @@ export function expandTabset(tabset: DomElement): DomElement {
   const templates = elementChildren(tabset).filter((e) => e.nodeName === 'TEMPLATE');
   const tabs = templates.find((t) => t.hasAttribute('v-slot:tabs') || t.hasAttribute('#tabs')) ?? templates[0];
   const content = templates.find((t) => t !== tabs);
-  const labels = templateNodes(tabs).filter(isElement);
-  const panels = templateNodes(content).filter(isElement);
-  const level = Math.min(6, headingLevelBefore(tabset) + 1);
-  const doc = tabset.ownerDocument;
+  return tabsAsHeadings(tabset, templateNodes(tabs).filter(isElement), templateNodes(content).filter(isElement));
+}
+
+/** Replaces `tabs` by each label as a heading one level below the heading before it, followed by its panel. */
+function tabsAsHeadings(tabs: DomElement, labels: DomElement[], panels: DomElement[]): DomElement {
+  const level = Math.min(6, headingLevelBefore(tabs) + 1);
+  const doc = tabs.ownerDocument;
   const out = createElement(doc, 'div');
   const count = Math.max(labels.length, panels.length);
   for (let k = 0; k < count; k++) {
@@ -112,34 +114,43 @@ export function expandTabset(tabset: DomElement): DomElement {
     const panel = panels[k];
     if (panel) out.appendChild(panel);
   }
-  tabset.replaceWith(out);
+  tabs.replaceWith(out);
   return out;
 }
 
-/** A Ghost callout card: one block quote whose paragraph starts with the callout's emoji. */
-export function prepareGhostCallout(card: DomElement): DomElement {
-  const doc = card.ownerDocument;
-  const emoji = squashText(elementChildren(card).find((e) => hasClass(e, 'kg-callout-emoji'))?.textContent);
-  const text = elementChildren(card).find((e) => hasClass(e, 'kg-callout-text'));
-  const paragraph = createElement(doc, 'p', [...(emoji ? [`${emoji} `] : []), ...Array.from(text?.childNodes ?? [])]);
-  const quote = createElement(doc, 'blockquote', [paragraph]);
-  card.replaceWith(quote);
-  return quote;
+/** The elements of `role` under `el`, not looking inside one found (a panel's own nested tabs stay in it). */
+function withRole(el: DomElement, role: string): DomElement[] {
+  const out: DomElement[] = [];
+  for (const child of elementChildren(el)) {
+    if (child.getAttribute('role') === role) out.push(child);
+    else out.push(...withRole(child, role));
+  }
+  return out;
 }
 
-/** Callouts and admonitions of other editors and themes become block quotes too. */
-export const CALLOUT_CLASSES = new Set(['admonition', 'callout', 'alert', 'notice']);
-
-export function toBlockquote(el: DomElement): DomElement {
-  const quote = createElement(el.ownerDocument, 'blockquote', Array.from(el.childNodes));
-  el.replaceWith(quote);
-  return quote;
+/**
+ * ARIA tabs (Docusaurus's `tabs-container`: a `role="tablist"` of `role="tab"` labels, then the
+ * `role="tabpanel"` panels, the inactive ones `hidden`) as Wiki.js tabsets: a heading per tab followed
+ * by its panel. `undefined` when the labels and panels do not pair up.
+ */
+export function expandAriaTabs(container: DomElement): DomElement | undefined {
+  const [tablist] = withRole(container, 'tablist');
+  const labels = tablist ? withRole(tablist, 'tab') : [];
+  const panels = withRole(container, 'tabpanel');
+  if (!labels.length || labels.length !== panels.length) return undefined;
+  for (const panel of panels) panel.removeAttribute('hidden');
+  tablist!.remove();
+  return tabsAsHeadings(container, labels, panels);
 }
 
-/** A figure's caption goes after what it captions, whatever its place in the markup. */
+/** A figure's caption goes after what it captions, whatever its place in the markup; its headings (Hugo's figure title) are bold text. */
 export function captionLast(figure: DomElement): void {
   const caption = elementChildren(figure).find((e) => e.nodeName === 'FIGCAPTION');
-  if (caption && caption.nextSibling) figure.appendChild(caption);
+  if (!caption) return;
+  if (caption.nextSibling) figure.appendChild(caption);
+  for (const heading of elementChildren(caption)) {
+    if (HEADING.test(heading.nodeName)) heading.replaceWith(createElement(figure.ownerDocument, 'strong', Array.from(heading.childNodes)));
+  }
 }
 
 const PERMALINK_CLASSES = new Set(['toc-anchor', 'hash-link', 'header-anchor', 'anchor', 'anchorjs-link', 'heading-anchor', 'permalink', 'headerlink', 'anchor-link']);
@@ -155,25 +166,4 @@ export function dropHeadingPermalinks(heading: DomElement): void {
   }
   const first = heading.firstChild;
   if (first?.nodeType === TEXT_NODE) first.textContent = (first.textContent ?? '').replace(/^\s+/, '');
-}
-
-const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#.-]{1,30})(?:\s|$)/;
-const HIGHLIGHT = /(?:^|\s)highlight-(?:source|text)-([\w+#.-]{1,30})(?:\s|$)/;
-
-/** A code block's language, from the classes and data attributes editors and highlighters use. */
-export function codeLanguage(pre: DomElement): string | undefined {
-  const code = pre.firstElementChild?.nodeName === 'CODE' ? pre.firstElementChild : undefined;
-  for (const el of [code, pre]) {
-    if (!el) continue;
-    const found = LANGUAGE.exec(el.getAttribute('class') ?? '')?.[1] ?? el.getAttribute('data-language') ?? el.getAttribute('data-lang');
-    if (found && /^[\w+#.-]{1,30}$/.test(found)) return found;
-  }
-  return HIGHLIGHT.exec(pre.parentNode?.getAttribute('class') ?? '')?.[1];
-}
-
-/** A `<pre>`'s line breaks written as `<br>` become newlines; its language is noted for the code rule. */
-export function preparePre(pre: DomElement): void {
-  for (const br of descendantsNamed(pre, 'BR')) br.replaceWith(pre.ownerDocument.createTextNode('\n'));
-  const language = codeLanguage(pre);
-  if (language) pre.setAttribute('data-agent-language', language);
 }
