@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-const ALL = ['cost', 'reusable-query', 'facade', 'rare-word', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms', 'traffic', 'push', 'soak'];
+const ALL = ['cost', 'reusable-query', 'facade', 'rare-word', 'edges', 'markdown', 'markdown-pool', 'discovery', 'mcp', 'cms', 'traffic', 'policy', 'push', 'soak'];
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const chosen = names.length ? names : ALL;

@@ -7,7 +7,7 @@ import { effectiveSettings, type SettingsReader } from '../settings/effective-se
 import { identifiedRequest, type AgentIdentifier, type AgentIdentity } from './agent-identity.js';
 import { createReferralMatcher, landingPath } from './ai-referrals.js';
 import { TrafficCounts, type CountsBatch } from './traffic-counts.js';
-import { addCounts, foldRareKeys, pruneCounts } from './traffic-store.js';
+import { addCounts, foldRareKeys, pruneCounts, rollUpDays } from './traffic-store.js';
 import { trafficMark, type TrafficSurface } from './traffic-mark.js';
 import { createTrafficMetrics, type TrafficMetrics } from './traffic-metrics.js';
 
@@ -148,6 +148,7 @@ export async function createTrafficRecorder(
           lastPrune = Date.now();
           await pruneCounts(ctx.db, traffic.retentionDays);
           await foldRareKeys(ctx.db);
+          await rollUpDays(ctx.db);
         }
       } catch (error) {
         // A lost flush loses its counts, never a response; said once until a flush succeeds again.

@@ -195,6 +195,44 @@ export async function foldRareKeys(db: Kysely<Database>): Promise<void> {
     ON CONFLICT (hour, assistant, landing) DO UPDATE SET visits = agent_discovery_traffic_referral.visits + excluded.visits`.execute(db);
 }
 
+/**
+ * Bounds the rows over time, the other way: the hourly rows of days that ended more than a day ago are rolled up
+ * into one row per day and key (the `hour` of the day's first hour, UTC), sums kept, the latest `last_seen` kept.
+ * The report is per day already; a year's range then reads a row per key and day instead of 24.
+ *
+ * ```sql
+ * with moved as (delete from agent_discovery_traffic where hour < date_trunc('day', now(), 'UTC') - interval '1 day'
+ *                and hour <> date_trunc('day', hour, 'UTC') returning *)
+ * insert into agent_discovery_traffic select date_trunc('day', hour, 'UTC'), agent, …, sum(requests), … from moved group by …
+ * on conflict (…) do update set requests = agent_discovery_traffic.requests + excluded.requests, …
+ * ```
+ */
+export async function rollUpDays(db: Kysely<Database>): Promise<void> {
+  const before = sql`date_trunc('day', now(), 'UTC') - interval '1 day'`;
+  await sql`
+    WITH moved AS (
+      DELETE FROM agent_discovery_traffic WHERE hour < ${before} AND hour <> date_trunc('day', hour, 'UTC') RETURNING *)
+    INSERT INTO agent_discovery_traffic (hour, agent, operator, purpose, verdict, method, reason, outcome, surface, tool, status_class, requests, robots_violations, last_seen)
+    SELECT date_trunc('day', hour, 'UTC'), agent, max(operator), purpose, verdict, method, reason, outcome, surface, tool, status_class, sum(requests), sum(robots_violations), max(last_seen)
+    FROM moved GROUP BY 1, agent, purpose, verdict, method, reason, outcome, surface, tool, status_class
+    ON CONFLICT (hour, agent, purpose, verdict, method, reason, outcome, surface, tool, status_class) DO UPDATE SET
+      requests = agent_discovery_traffic.requests + excluded.requests,
+      robots_violations = agent_discovery_traffic.robots_violations + excluded.robots_violations,
+      last_seen = greatest(agent_discovery_traffic.last_seen, excluded.last_seen)`.execute(db);
+  await sql`
+    WITH moved AS (
+      DELETE FROM agent_discovery_traffic_resource WHERE hour < ${before} AND hour <> date_trunc('day', hour, 'UTC') RETURNING *)
+    INSERT INTO agent_discovery_traffic_resource (hour, resource_id, purpose, requests)
+    SELECT date_trunc('day', hour, 'UTC'), resource_id, purpose, sum(requests) FROM moved GROUP BY 1, resource_id, purpose
+    ON CONFLICT (hour, resource_id, purpose) DO UPDATE SET requests = agent_discovery_traffic_resource.requests + excluded.requests`.execute(db);
+  await sql`
+    WITH moved AS (
+      DELETE FROM agent_discovery_traffic_referral WHERE hour < ${before} AND hour <> date_trunc('day', hour, 'UTC') RETURNING *)
+    INSERT INTO agent_discovery_traffic_referral (hour, assistant, landing, visits)
+    SELECT date_trunc('day', hour, 'UTC'), assistant, landing, sum(visits) FROM moved GROUP BY 1, assistant, landing
+    ON CONFLICT (hour, assistant, landing) DO UPDATE SET visits = agent_discovery_traffic_referral.visits + excluded.visits`.execute(db);
+}
+
 /** The stored counts of a time range, in the shape of a batch (hours as ms). */
 export async function readCounts(db: Kysely<Database>, since: Date, until: Date): Promise<CountsBatch> {
   const [requests, resources, referrals] = await Promise.all([
