@@ -57,6 +57,7 @@ export type {
   RemoveResult,
   ReconcileResult,
   ReconcileScope,
+  RemoveLimit,
   ResourceInput,
   CategoryInput,
   PredicateInput,

@@ -152,9 +152,9 @@ export const PUSH_CALLS: readonly PushCall[] = Object.freeze([
   {
     name: 'reconcile',
     signature: 'reconcile(current, options?)',
-    returns: '`{ removed, stale, missing, listed }`, ids in your form',
+    returns: '`{ removed, stale, missing, listed, inScope }` (and `refusal` with `dryRun`), ids in your form',
     summary:
-      'Repairs drift: `current` is every resource your CMS shows now, as `{ id, modified }` (an array or any iterable, streamed in 1,000 at a time). Every resource in scope the list does not name is removed (1,000 a statement, in one transaction); listed ones whose stored `modified` differs (to the millisecond) are reported `stale`, unknown ones `missing`: push those again. Options: `categories` (only resources in these categories and their subcategories; default every resource but categories and predicates), `dryRun` (report, remove nothing).',
+      'Repairs drift: `current` is every resource your CMS shows now, as `{ id, modified }` (an array or any iterable, streamed in 1,000 at a time). Every resource in scope the list does not name is removed (1,000 a statement, in one transaction); listed ones whose stored `modified` differs (to the millisecond) are reported `stale`, unknown ones `missing`: push those again. Options: `categories` (only resources in these categories and their subcategories; default every resource but categories and predicates), `dryRun` (report, remove nothing; `refusal` says why a real run would be refused), `maxRemove` (the most a run may remove: a count such as `25`, or a share of what is in scope such as `\'10%\'`; default `\'10%\'`; a run over it removes nothing and fails with `remove_limit`, and so does an empty list that would remove anything unless `maxRemove` is `\'100%\'`).',
     input: reconcileEntry,
     bulk: true,
     record: false,

@@ -9,6 +9,8 @@ export const CONTENT_PUSH_ERROR_CODES = Object.freeze({
     "a unique name or a string id is taken, a reference is ambiguous (one resource's name and another's string id), or the write met another writer's at the same time (then `retryable`)",
   not_allowed:
     'vocabulary where content is expected or the reverse, a root of the vocabulary, a category still in use, an edge whose end is in a category the predicate does not allow on its side',
+  remove_limit:
+    "`reconcile` would remove more than `maxRemove` allows (default 10 % of what is in scope), or anything at all from an empty list: nothing was removed",
   read_only: 'the database is read-only (a replica): write to the primary with `createContentWriter(kysely)`',
   unavailable:
     'the connection was lost, reset or refused, the backend terminated, the pool closed or the statement timed out: `retryable`; nothing of the failed call (of a bulk call: of the failed batch) is visible',

@@ -260,6 +260,19 @@ export const reconcileEntry = z.strictObject({
   modified: dateTime.optional().clone().register(pushDocs, { description: 'when it last changed: a stored resource with another `modified` is reported `stale`', default: 'not compared' }),
 });
 
+/** `reconcile`'s `maxRemove`: a count of resources (`25`) or a share of those in scope (`'10%'`, up to `'100%'`). */
+export const removeLimit = z.union(
+  [
+    z.number().int().min(0),
+    z
+      .string()
+      .regex(/^\d{1,3}(?:\.\d+)?%$/)
+      .refine((v) => Number(v.slice(0, -1)) <= 100)
+      .transform((v) => v as `${number}%`),
+  ],
+  { error: "must be a count (a whole number from 0) or a percentage from '0%' to '100%'" },
+);
+
 /** A resource as `put` takes it. */
 export type ResourceInput = z.input<typeof resourceInput>;
 /** A category as `putCategory` takes it. */
