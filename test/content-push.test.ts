@@ -68,6 +68,32 @@ for (const backend of backends) {
         assert.equal((await push.putCategory({ id: 'tag-cat-1', name: 'world_news' })).id, child.id, 'a string id keeps its category');
       });
 
+      it('the documented top id is the host’s after putCategory; the ids above it are the writer’s own', async () => {
+        const tag = await push.putCategory({ name: 'tag_kind' });
+        const top = await push.put({ id: 899_999_999_999_999, category: 'post', title: 'At the top' });
+        assert.equal(top.id, 899_999_999_999_999);
+        const res = await read(899_999_999_999_999).expect(200);
+        assert.equal(res.body.result.title, 'At the top');
+        const mapped = await push.put({ id: GHOST_ID, category: 'post', title: 'By string id' });
+        const chosen = await content.db.selectFrom('rsc').select('id').where('name', 'in', ['meta', 'category', 'predicate', 'post', 'tag_kind']).execute();
+        for (const id of [...chosen.map((r) => Number(r.id)), tag.id, mapped.id]) {
+          assert.ok(id >= 900_000_000_000_000 && id <= 999_999_999_999_999, `${id} is in the writer's block`);
+        }
+        const range = /above 899,999,999,999,999: the ids from 900,000,000,000,000 to 999,999,999,999,999 are the ones the writer chooses/;
+        const meta = Number((await content.db.selectFrom('rsc').select('id').where('name', '=', 'meta').executeTakeFirstOrThrow()).id);
+        for (const id of [meta, 900_000_000_000_000]) {
+          const code = id === meta ? 'not_allowed' : 'invalid_input';
+          await refused(push.put({ id, category: 'post', title: 'Above' }), code, 'id', range);
+          const error = await refused(push.putMany([{ id: 5, category: 'post', title: 'ok' }, { id, category: 'post', title: 'Above' }]), code, 'id', range);
+          assert.equal(error.index, 1);
+        }
+        await refused(push.putCategory({ id: 900_000_000_000_000, name: 'above' }), 'invalid_input', 'id', range);
+        await refused(push.putCategory({ id: meta, name: 'above' }), 'not_allowed', 'id', /meta, a root of the vocabulary/);
+        await refused(push.put({ id: tag.id, category: 'post', title: 'Over a category' }), 'not_allowed', 'id', /putCategory/);
+        assert.equal((await push.putCategory({ id: tag.id, name: 'tag_kind', title: 'Tags' })).id, tag.id, 'a category is written again under the id it was given');
+        await read(5).expect(404);
+      });
+
       it('putCategory refuses roots, cycles, unknown parents and a resource id', async () => {
         await refused(push.putCategory({ name: 'meta' }), 'not_allowed', 'name');
         await refused(push.putCategory({ name: 'Bad-Name' }), 'invalid_input', 'name', /\^\[a-z\]/);
