@@ -5,9 +5,10 @@
 // <GHOST_URL>/<slug>/. Then `node host.mjs` with the same DATABASE_URL and GHOST_URL serves it.
 // BATCH_SIZE: items per transaction (default 500, the push API's default). MAX_REMOVE: the most the
 // removal step may take of each category (a count, or a share such as 25%; default 10%): over it,
-// nothing is removed and the import exits 1. A batch that fails with a retryable error (a lost
-// connection, a statement over its time limit, a write racing another) is tried again from where it
-// stopped, three times, waiting 1, 4 and 10 s.
+// nothing is removed and the import exits 1. A batch that fails with an error the push API calls
+// `retryable` (a lost connection, a write racing another) is tried again from the first item not
+// written (the error's `written`), three times, waiting 1, 4 and 10 s; one that ran past the
+// database's statement time limit (`timeout`) is tried again in batches half the size.
 import { readFile } from 'node:fs/promises'
 import { createAgentDiscovery } from 'express-agent-discovery'
 import { ghostUrlFrom, pluginDatabase, putGhostVocabulary } from './ghost-content.mjs'
@@ -26,14 +27,18 @@ const RETRY_DELAYS_MS = [1000, 4000, 10000]
 /** Writes `items` with the bulk call `write`; after a retryable failure, again from the first item not written. */
 async function bulk(write, items, onWritten = () => {}) {
   let done = 0
+  let size = batchSize
   for (let attempt = 0; ; attempt++) {
     const start = done
     try {
-      await write(items.slice(start), { batchSize, onProgress: ({ written }) => onWritten((done = start + written)) })
+      await write(items.slice(start), { batchSize: size, onProgress: ({ written }) => onWritten(start + written) })
       return
     } catch (error) {
-      if (!error.retryable || attempt >= RETRY_DELAYS_MS.length) throw error
-      process.stderr.write(`\n${error.message}; trying again from item ${done}\n`)
+      const shrink = error.code === 'timeout' && size > 1
+      if (!(error.retryable || shrink) || attempt >= RETRY_DELAYS_MS.length) throw error
+      done = start + (error.written ?? 0)
+      if (shrink) size = Math.ceil(size / 2)
+      process.stderr.write(`\n${error.message}; trying again from item ${done} in batches of ${size}\n`)
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]))
     }
   }
