@@ -80,7 +80,9 @@ export class ContentPushError extends Error {
   afterWritten(written: number): ContentPushError {
     const detail = this.detail.replace(/; nothing of this call was written/, '');
     const said = written ? `the first ${written.toLocaleString('en')} items were written; from item ${written.toLocaleString('en')} on, none` : 'no item was written';
-    return new ContentPushError(this.call, this.code, this.field, `${detail} (${said})`, { retryable: this.retryable, index: this.index, cause: this.cause, written });
+    const error = new ContentPushError(this.call, this.code, this.field, detail, { retryable: this.retryable, index: this.index, cause: this.cause, written });
+    error.message = `${error.message} (${said})`;
+    return error;
   }
 }
 
