@@ -115,6 +115,17 @@ for (const backend of backends) {
       assert.equal(run.code, 1);
       assert.match(run.err, /^line 2: content\.put: category: no resource has 'nowhere'/m);
       assert.match(run.out, /put 1; 1 refused \(line 2\); stopped at line 2/);
+      // One batch: line 3 is refused on reading, line 2 by the database when the lines before 3 are
+      // written. Line 2 is the first failing line: the one reported, and the stop.
+      const mixed = await cli(['push', ...target, '-'], lines([
+        { put: { id: HEX(5), category: 'post', title: 'Before' } },
+        { put: { id: HEX(13), category: 'nowhere', title: 'Bad category' } },
+        { put: { id: HEX(14), category: 'post', title: 'NUL \u0000' } },
+        { put: { id: HEX(15), category: 'post', title: 'After' } },
+      ]));
+      assert.equal(mixed.code, 1);
+      assert.deepEqual([...mixed.err.matchAll(/^line (\d+): /gm)].map((m) => Number(m[1])), [2], mixed.err);
+      assert.match(mixed.out, /put 1; 1 refused \(line 2\); stopped at line 2$/m);
       if (backend.name === 'pglite') await reopen();
       assert.deepEqual(await titles(), ['Before', 'Harbour lights', 'Night ferry']);
     });
