@@ -46,7 +46,7 @@ export const PUSH_CALLS: readonly PushCall[] = Object.freeze([
     signature: 'putMany(resources, options?)',
     returns: '`{ written }`',
     summary:
-      'Writes many resources as `put` does, in batches of `batchSize` (default 500, at most 10,000) each written by one statement in one transaction; `resources` is an array or any iterable, sync or async. A refused item fails its batch, which leaves nothing of itself (the error\'s `index` is the item\'s position); earlier batches stay written, as `onProgress({ written, ids })` reported and the error\'s `written` says (the items from that position on were not written).',
+      'Writes many resources as `put` does, in batches of `batchSize` (default 500, at most 10,000) each written by one statement in one transaction; `resources` is an array or any iterable, sync or async. A refused item fails its batch, which leaves nothing of itself (the error\'s `index` is the item\'s position); earlier batches stay written, as `onProgress({ written, ids })` reported and the error\'s `written` says (the items from that position on were not written). An id given twice in one batch is written once, as its later item says (the same stored state as two `put`s in a row); `written` counts items, positions in what was passed, so it can be more than the rows written.',
     input: resourceInput,
     bulk: true,
     record: false,
