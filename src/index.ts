@@ -59,6 +59,7 @@ export type {
   RemoveResult,
   ReconcileResult,
   ReconcileScope,
+  RemoveLimit,
   ResourceInput,
   CategoryInput,
   PredicateInput,

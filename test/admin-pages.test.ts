@@ -1,6 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { createServer, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import request from 'supertest';
 import { sql } from 'kysely';
@@ -105,6 +107,31 @@ for (const backend of backends) {
       assert.ok(listed > 300 && indexable >= listed && visible > indexable, `${visible} ≥ ${indexable} ≥ ${listed}`);
       const [{ n }] = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM rsc WHERE is_published AND visibility = 'public' AND publication_start <= now() AND (publication_end IS NULL OR publication_end > now())`.execute(content.db)).rows as [{ n: number }];
       assert.equal(visible, n);
+    });
+
+    it('without baseUrl, the overview asks the app in-process: a foreign Host is never fetched', async () => {
+      // A listener on another port stands for the address a forged Host names: it must see no connection.
+      let connections = 0;
+      const bait = createServer((_req, res) => res.end('bait')).on('connection', () => void (connections += 1));
+      await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
+      try {
+        const foreign = `127.0.0.1:${(bait.address() as AddressInfo).port}`;
+        const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          httpGet(`${base}/admin/agent/`, { headers: { cookie: admin, host: foreign } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+          }).on('error', reject);
+        });
+        assert.equal(status, 200);
+        assert.match(body, /id="checked-via">Asked of this app now, in-process/);
+        for (const path of ['/llms.txt', '/openapi.json', '/.well-known/api-catalog', '/api/agent']) {
+          assert.match(body, new RegExp(`href="http://${foreign}${path.replace(/\./g, '\\.')}">${path.replace(/\./g, '\\.')}</a></td><td class="ok">OK: 200<`), `${path} answered by the app itself`);
+        }
+        assert.ok(!body.includes('bait'));
+        assert.equal(connections, 0, 'no connection to the address the Host header names');
+      } finally {
+        await new Promise((resolve) => bait.close(resolve));
+      }
     });
 
     it('the inspector gives each reason, the advertised links and the Markdown preview', async () => {

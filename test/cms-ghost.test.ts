@@ -68,7 +68,7 @@ for (const backend of backends) {
     let mariadb: mysql.Pool;
     let plugin: TestDatabase | undefined;
     let host: Awaited<ReturnType<typeof startHost>>;
-    const env = () => ({ MYSQL_DATABASE: database, DATABASE_URL: plugin?.url });
+    const env = () => ({ MYSQL_DATABASE: database, DATABASE_URL: plugin?.url, SYNC_MAX_REMOVE: '50%' });
 
     const admin = (path: string, body?: unknown, token = TOKEN) =>
       fetch(`${host.base}/ghost/api/admin${path}`, {

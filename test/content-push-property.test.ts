@@ -127,7 +127,7 @@ for (const backend of backends) {
             for (const id of cms.pending.slice(0, round.pushed)) await pushPost(cms, id, hideByRemove, served);
             cms.pending = [];
             if (!round.recover && r < rounds.length - 1) continue;
-            const report = await push.reconcile(cms.visible());
+            const report = await push.reconcile(cms.visible(), { maxRemove: '100%' });
             for (const id of [...report.stale, ...report.missing]) await pushPost(cms, id, hideByRemove, served);
             const titles = await searchTitles();
             const expected = new Map([...cms.posts].filter(([, p]) => p.visible).map(([id, p]) => [id, p.title]));

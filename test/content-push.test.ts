@@ -68,6 +68,32 @@ for (const backend of backends) {
         assert.equal((await push.putCategory({ id: 'tag-cat-1', name: 'world_news' })).id, child.id, 'a string id keeps its category');
       });
 
+      it('the documented top id is the host’s after putCategory; the ids above it are the writer’s own', async () => {
+        const tag = await push.putCategory({ name: 'tag_kind' });
+        const top = await push.put({ id: 899_999_999_999_999, category: 'post', title: 'At the top' });
+        assert.equal(top.id, 899_999_999_999_999);
+        const res = await read(899_999_999_999_999).expect(200);
+        assert.equal(res.body.result.title, 'At the top');
+        const mapped = await push.put({ id: GHOST_ID, category: 'post', title: 'By string id' });
+        const chosen = await content.db.selectFrom('rsc').select('id').where('name', 'in', ['meta', 'category', 'predicate', 'post', 'tag_kind']).execute();
+        for (const id of [...chosen.map((r) => Number(r.id)), tag.id, mapped.id]) {
+          assert.ok(id >= 900_000_000_000_000 && id <= 999_999_999_999_999, `${id} is in the writer's block`);
+        }
+        const range = /above 899,999,999,999,999: the ids from 900,000,000,000,000 to 999,999,999,999,999 are the ones the writer chooses/;
+        const meta = Number((await content.db.selectFrom('rsc').select('id').where('name', '=', 'meta').executeTakeFirstOrThrow()).id);
+        for (const id of [meta, 900_000_000_000_000]) {
+          const code = id === meta ? 'not_allowed' : 'invalid_input';
+          await refused(push.put({ id, category: 'post', title: 'Above' }), code, 'id', range);
+          const error = await refused(push.putMany([{ id: 5, category: 'post', title: 'ok' }, { id, category: 'post', title: 'Above' }]), code, 'id', range);
+          assert.equal(error.index, 1);
+        }
+        await refused(push.putCategory({ id: 900_000_000_000_000, name: 'above' }), 'invalid_input', 'id', range);
+        await refused(push.putCategory({ id: meta, name: 'above' }), 'not_allowed', 'id', /meta, a root of the vocabulary/);
+        await refused(push.put({ id: tag.id, category: 'post', title: 'Over a category' }), 'not_allowed', 'id', /putCategory/);
+        assert.equal((await push.putCategory({ id: tag.id, name: 'tag_kind', title: 'Tags' })).id, tag.id, 'a category is written again under the id it was given');
+        await read(5).expect(404);
+      });
+
       it('putCategory refuses roots, cycles, unknown parents and a resource id', async () => {
         await refused(push.putCategory({ name: 'meta' }), 'not_allowed', 'name');
         await refused(push.putCategory({ name: 'Bad-Name' }), 'invalid_input', 'name', /\^\[a-z\]/);
@@ -340,11 +366,11 @@ for (const backend of backends) {
           { id: 'b', modified: '2025-05-06T00:00:00Z' },
           { id: 3003, modified: t.toISOString() },
           { id: 'new-one' },
-        ]);
-        assert.deepEqual(result, { removed: ['d'], stale: ['b'], missing: ['new-one'], listed: 4 });
+        ], { maxRemove: 1 });
+        assert.deepEqual(result, { removed: ['d'], stale: ['b'], missing: ['new-one'], listed: 4, inScope: 4 });
         assert.deepEqual(await searchIds(), [a.id, b.id, c.id].sort((x, y) => x - y));
         assert.ok(await content.db.selectFrom('rsc').select('id').where('name', '=', 'post').executeTakeFirst(), 'vocabulary stays');
-        const empty = await push.reconcile([]);
+        const empty = await push.reconcile([], { maxRemove: '100%' });
         assert.deepEqual(empty.removed.sort(), [3003, 'a', 'b'].sort());
         assert.deepEqual(await searchIds(), []);
       });
@@ -355,7 +381,7 @@ for (const backend of backends) {
         await push.put({ id: 'page-y', category: 'page', title: 'Y' });
         assert.deepEqual((await push.reconcile([], { dryRun: true })).removed.sort(), ['page-y', 'post-x']);
         assert.equal((await searchIds()).length, 2);
-        assert.deepEqual((await push.reconcile([], { categories: ['post'] })).removed, ['post-x']);
+        assert.deepEqual((await push.reconcile([], { categories: ['post'], maxRemove: '100%' })).removed, ['post-x']);
         assert.equal((await searchIds()).length, 1);
         await refused(push.reconcile([], { categories: ['nowhere'] }), 'not_found', 'categories.0');
       });
@@ -367,7 +393,7 @@ for (const backend of backends) {
           for (let i = 0; i < 2500; i++) yield { id: `absent-${i}` };
           yield { id: 'kept' };
         }
-        const result = await push.reconcile(list());
+        const result = await push.reconcile(list(), { maxRemove: '50%' });
         assert.deepEqual(result.removed, ['dropped']);
         assert.equal(result.missing.length, 2500);
         assert.equal(result.listed, 2501);
@@ -388,16 +414,40 @@ for (const backend of backends) {
         const dry = await push.reconcile([{ id: 'kept' }], { dryRun: true });
         const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
         assert.deepEqual(dry.removed, ids);
-        const result = await push.reconcile([{ id: 'kept' }]);
+        const result = await push.reconcile([{ id: 'kept' }], { maxRemove: 2345 });
         assert.deepEqual(result.removed, ids);
         assert.deepEqual(await searchIds(), [kept.id]);
+      });
+
+      it('refuses to remove more than maxRemove allows (default 10 %), and anything from an empty list', async () => {
+        for (let i = 0; i < 20; i++) await push.put({ id: `p${i}`, category: 'post', title: `P${i}` });
+        const all = Array.from({ length: 20 }, (_, i) => ({ id: `p${i}` }));
+        const empty = await refused(push.reconcile([]), 'remove_limit', 'maxRemove', /list is empty.*all 20 of the 20 resources in scope.*nothing was removed/);
+        assert.equal(empty.retryable, false);
+        await refused(push.reconcile([], { maxRemove: 20 }), 'remove_limit', 'maxRemove', /list is empty/);
+        await refused(push.reconcile([], { maxRemove: '99%' }), 'remove_limit', 'maxRemove');
+        await refused(push.reconcile(all.slice(0, 17)), 'remove_limit', 'maxRemove', /3 of the 20 .* maxRemove 10% allows \(2\)/);
+        await refused(push.reconcile(all.slice(0, 17), { maxRemove: 2 }), 'remove_limit', 'maxRemove');
+        assert.equal((await searchIds()).length, 20, 'a refused run removes nothing');
+        const dry = await push.reconcile([], { dryRun: true });
+        assert.equal(dry.removed.length, 20, 'dryRun lists what would go');
+        assert.match(dry.refusal ?? '', /list is empty/);
+        assert.equal((await push.reconcile(all.slice(0, 18), { dryRun: true })).refusal, undefined, '2 of 20 is within 10 %');
+        assert.deepEqual((await push.reconcile(all.slice(0, 18))).removed.sort(), ['p18', 'p19']);
+        assert.deepEqual((await push.reconcile(all.slice(0, 15), { maxRemove: 3 })).removed.sort(), ['p15', 'p16', 'p17']);
+        assert.deepEqual((await push.reconcile(all.slice(0, 15))).removed, [], 'nothing to remove is never refused');
+        await refused(push.reconcile([], { maxRemove: '101%' }), 'invalid_input', 'maxRemove');
+        await refused(push.reconcile([], { maxRemove: -1 }), 'invalid_input', 'maxRemove');
+        await refused(push.reconcile([], { maxRemove: 'ten' as never }), 'invalid_input', 'maxRemove');
+        assert.equal((await push.reconcile([], { maxRemove: '100%' })).removed.length, 15, 'told to, an empty list empties the scope');
+        assert.deepEqual(await searchIds(), []);
       });
 
       it('inside the host’s transaction, rolls back with it', async () => {
         await push.put({ id: 'stay', category: 'post', title: 'Stay' });
         await assert.rejects(
           content.db.transaction().execute(async (trx) => {
-            assert.deepEqual((await push.reconcile([], { transaction: trx })).removed, ['stay']);
+            assert.deepEqual((await push.reconcile([], { transaction: trx, maxRemove: '100%' })).removed, ['stay']);
             assert.deepEqual((await push.reconcile([], { transaction: trx })).removed, [], 'a second run in the same transaction');
             throw new Error('undo');
           }),

@@ -267,9 +267,38 @@ describe('push API: database failures are typed and leave nothing partial [postg
     assert.equal(error.code, 'unavailable', error.message);
     assert.equal(error.retryable, true);
     assert.ok(reported > 0 && reported < 1200 && reported % 200 === 0, `reported ${reported}`);
+    assert.equal(error.written, reported, 'the error says how many items were written');
+    assert.match(error.message, new RegExp(`the first ${reported.toLocaleString('en')} items were written; from item ${reported.toLocaleString('en')} on, none\\)$`));
+    assert.doesNotMatch(error.message, /nothing of this call was written/);
     assert.equal(await count(), reported, 'what is stored is what progress reported: whole batches, nothing of the one in flight');
     await push.putMany(items.slice(reported), { batchSize: 400 });
     assert.equal(await count(), 1200);
+  });
+
+  it('a statement over its time limit is timeout (not unavailable, not retryable), with what the call wrote', async () => {
+    const push = createContentWriter(content.db);
+    await reset(content.db, push);
+    const { id: locked } = await push.put({ id: 'locked', category: 'post', title: 'Locked' });
+    await admin.query('BEGIN');
+    try {
+      await admin.query('SELECT id FROM rsc WHERE id = $1 FOR UPDATE', [locked]);
+      const error = await content.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`SET LOCAL statement_timeout = '300ms'`.execute(trx);
+          const items = [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'locked' }].map((r) => ({ ...r, category: 'post', title: r.id }));
+          return push.putMany(items, { batchSize: 2, transaction: trx }).then(() => undefined, (e: unknown) => e);
+        });
+      assert.ok(error instanceof ContentPushError, `raw error: ${String(error)}`);
+      assert.equal(error.code, 'timeout', error.message);
+      assert.equal(error.retryable, false);
+      assert.equal(error.written, 2);
+      assert.match(error.message, /ran past its time limit .*\(the first 2 items were written; from item 2 on, none\)$/);
+      assert.doesNotMatch(error.message, /unavailable|retry later/);
+    } finally {
+      await admin.query('ROLLBACK');
+    }
+    assert.equal(await count(), 3, 'the first batch was written and the host committed it; nothing of the second');
   });
 
   it('a connection reset (ECONNRESET) or refused is unavailable and retryable', async () => {

@@ -115,6 +115,17 @@ for (const backend of backends) {
       assert.equal(run.code, 1);
       assert.match(run.err, /^line 2: content\.put: category: no resource has 'nowhere'/m);
       assert.match(run.out, /put 1; 1 refused \(line 2\); stopped at line 2/);
+      // One batch: line 3 is refused on reading, line 2 by the database when the lines before 3 are
+      // written. Line 2 is the first failing line: the one reported, and the stop.
+      const mixed = await cli(['push', ...target, '-'], lines([
+        { put: { id: HEX(5), category: 'post', title: 'Before' } },
+        { put: { id: HEX(13), category: 'nowhere', title: 'Bad category' } },
+        { put: { id: HEX(14), category: 'post', title: 'NUL \u0000' } },
+        { put: { id: HEX(15), category: 'post', title: 'After' } },
+      ]));
+      assert.equal(mixed.code, 1);
+      assert.deepEqual([...mixed.err.matchAll(/^line (\d+): /gm)].map((m) => Number(m[1])), [2], mixed.err);
+      assert.match(mixed.out, /put 1; 1 refused \(line 2\); stopped at line 2$/m);
       if (backend.name === 'pglite') await reopen();
       assert.deepEqual(await titles(), ['Before', 'Harbour lights', 'Night ferry']);
     });
@@ -136,10 +147,22 @@ for (const backend of backends) {
       const invalid = await cli(['reconcile', ...target], lines([{ id: HEX(1) }, { id: -3 }]));
       assert.equal(invalid.code, 1);
       assert.match(invalid.err, /line 2: id: /);
-      const dry = await cli(['reconcile', ...target, '--category', 'post', '--dry-run', '--json'], lines([JSON.stringify(HEX(1)), { id: HEX(2), modified: '2020-01-01T00:00:00Z' }, { id: 'not-yet' }]));
+      const empty = await cli(['reconcile', ...target, '--category', 'post'], '');
+      assert.equal(empty.code, 1, 'an empty list (a broken pipe) is refused');
+      assert.match(empty.err, /content\.reconcile: --max-remove: the list is empty: it would remove all 3 of the 3 resources in scope; pass --max-remove 100% .*nothing was removed/);
+      const list = lines([JSON.stringify(HEX(1)), { id: HEX(2), modified: '2020-01-01T00:00:00Z' }, { id: 'not-yet' }]);
+      const over = await cli(['reconcile', ...target, '--category', 'post'], list);
+      assert.equal(over.code, 1, '1 of 3 is over the default 10 %');
+      assert.match(over.err, /it would remove 1 of the 3 resources in scope, more than --max-remove 10% allows \(0\)/);
+      const dryOver = await cli(['reconcile', ...target, '--category', 'post', '--dry-run'], list);
+      assert.equal(dryOver.code, 1);
+      assert.match(dryOver.out, /would remove 0+5f2b9c08\na run would be refused: it would remove 1 of the 3/);
+      assert.equal((await cli(['reconcile', ...target, '--max-remove', '10 %'], list)).code, 2);
+      assert.equal((await cli(['reconcile', ...target, '--max-remove', '-1'], list)).code, 2);
+      const dry = await cli(['reconcile', ...target, '--category', 'post', '--dry-run', '--json', '--max-remove', '1'], list);
       assert.equal(dry.code, 0, dry.err);
-      assert.deepEqual(JSON.parse(dry.out), { removed: [HEX(8)], stale: [HEX(2)], missing: ['not-yet'], listed: 3 });
-      const run = await cli(['reconcile', ...target, '--category', 'post'], lines([JSON.stringify(HEX(1)), { id: HEX(2), modified: '2020-01-01T00:00:00Z' }, { id: 'not-yet' }]));
+      assert.deepEqual(JSON.parse(dry.out), { removed: [HEX(8)], stale: [HEX(2)], missing: ['not-yet'], listed: 3, inScope: 3 });
+      const run = await cli(['reconcile', ...target, '--category', 'post', '--max-remove', '34%'], list);
       assert.equal(run.code, 0, run.err);
       assert.match(run.out, /^3 listed: 1 removed, 1 stale, 1 missing\nstale 0+5f2b9c02\nmissing not-yet\nremoved 0+5f2b9c08\n$/);
       if (backend.name === 'pglite') await reopen();

@@ -168,8 +168,8 @@ for (const backend of backends) {
     });
 
     it('a string id pushed after the largest numeric id is still readable (its surrogate stays in range)', async () => {
-      const top = await push.put({ ...base, id: 999_999_999_999_999, title: 'Top' });
-      assert.equal(top.id, 999_999_999_999_999);
+      const top = await push.put({ ...base, id: 899_999_999_999_999, title: 'Top' });
+      assert.equal(top.id, 899_999_999_999_999);
       const next = await push.put({ ...base, id: '12345', title: 'After the top' });
       assert.ok(next.id <= 999_999_999_999_999, `surrogate ${next.id}`);
       const many = await push.putMany(Array.from({ length: 30 }, (_, i) => ({ ...base, id: `later-${i}`, title: `Later ${i}` })));
@@ -178,6 +178,7 @@ for (const backend of backends) {
       for (const id of [top.id, next.id, category.id]) await request(app).get(`/api/agent/resource/${id}`).expect(200);
       const ids = (await content.db.selectFrom('rsc').select('id').execute()).map((r) => Number(r.id));
       assert.ok(ids.every((id) => id <= 999_999_999_999_999), 'every id in the read API\'s range');
+      for (const id of [next.id, category.id]) assert.ok(id >= 900_000_000_000_000, `${id}: the writer's ids are above the host's`);
       assert.equal(new Set(ids).size, ids.length);
       await refused(push.put({ ...base, id: 1_000_000_000_000_000 }), 'invalid_input', 'id');
       // A numeric id that stands for a string id is refused rather than overwriting it.

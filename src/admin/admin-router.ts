@@ -14,6 +14,7 @@ import { createCsrfGuard, CSRF_FIELD } from './csrf.js';
 import { inspectResource, resolveInspectTarget } from './inspector.js';
 import { listResources, MAX_RESOURCE_LIST_PAGE, MAX_RESOURCE_LIST_TEXT } from './resource-list.js';
 import { documentStatuses, newestAsAgentsSeeThem, resourceCounts, settingRows } from './overview.js';
+import { inProcessProbe, networkProbe } from './site-probe.js';
 import { formFields, formValues, readSettingsForm } from './settings-form.js';
 import { PLANS_PAGE, plansPageVars } from './plan-doctor-section.js';
 import { agentsPageVars, askedRange, trafficReportOf } from './agents-page.js';
@@ -185,12 +186,13 @@ function overviewPage({ ctx, baseOf, render }: AdminPages) {
   return async (req: Request, res: Response) => {
     const base = baseOf(req);
     const settings = await effectiveSettings(ctx);
+    const probe = ctx.options.baseUrl ? networkProbe(base) : inProcessProbe(req, base);
     const [documents, counts, newest] = await Promise.all([
-      documentStatuses(ctx, base),
+      documentStatuses(ctx, base, probe),
       resourceCounts(ctx, settings.noindex),
       newestAsAgentsSeeThem(ctx, base, settings.noindex),
     ]);
-    render(req, res, ADMIN_TEMPLATES.overview, { page: 'overview', settings: settingRows(settings), table: settings.table, documents, counts, newest, base });
+    render(req, res, ADMIN_TEMPLATES.overview, { page: 'overview', settings: settingRows(settings), table: settings.table, documents, checkedVia: probe.via, counts, newest, base });
   };
 }
 

@@ -3,7 +3,7 @@ import type { AgentContext } from '../context.js';
 import { summaryItem } from '../representations/summary-item.js';
 import { searchResources } from '../content/search.js';
 import { anonymousVisible, indexable, notMeta } from '../content/visibility.js';
-import { createSiteClient } from '../check/site-client.js';
+import type { SiteProbe } from './site-probe.js';
 import { PATHS } from '../paths.js';
 import { absoluteUrl } from '../http/urls.js';
 import { MEDIA } from '../links/site-links.js';
@@ -47,7 +47,7 @@ function documents(ctx: AgentContext): { path: string; type: string }[] {
   ];
 }
 
-/** One discovery document as fetched now from the public base URL. */
+/** One discovery document as the site answers it now. */
 export interface DocumentStatus {
   path: string;
   url: string;
@@ -62,25 +62,22 @@ export interface DocumentStatus {
 const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
 
 /**
- * Fetches every discovery document from the site's public base URL, as an agent would, with the
- * bounded client of `check` (same origin, a timeout each, no redirects followed).
+ * Asks the site for every discovery document through `probe` (the configured `baseUrl`, or the app
+ * itself in-process: never an address a request names), as an agent would; `base` builds the links.
  */
-export async function documentStatuses(ctx: AgentContext, base: string): Promise<DocumentStatus[]> {
-  const client = createSiteClient(new URL(base).origin, { maxRequests: 16, timeoutMs: 5000, maxBodyBytes: 1024 * 1024 });
+export async function documentStatuses(ctx: AgentContext, base: string, probe: SiteProbe): Promise<DocumentStatus[]> {
   try {
     return await Promise.all(
       documents(ctx).map(async ({ path, type }) => {
         const url = absoluteUrl(base, path);
-        const r = await client.fetch(url);
+        const r = await probe.get(path);
         if (r.error !== undefined) return { path, url, ok: false, status: r.error, type: '', bytes: null, size: '' };
-        const got = r.headers.get('content-type') ?? '';
-        const ok = r.status === 200 && mediaType(got) === mediaType(type);
-        const bytes = Buffer.byteLength(r.body);
-        return { path, url, ok, status: String(r.status), type: got, bytes, size: adminBytes(bytes) };
+        const ok = r.status === 200 && mediaType(r.type) === mediaType(type);
+        return { path, url, ok, status: String(r.status), type: r.type, bytes: r.bytes, size: adminBytes(r.bytes) };
       }),
     );
   } finally {
-    client.close();
+    probe.close();
   }
 }
 

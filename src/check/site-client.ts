@@ -58,7 +58,7 @@ export interface SiteClient {
 }
 
 /** The `User-Agent` of the checker. */
-const CHECK_USER_AGENT = 'express-agent-discovery-check';
+export const CHECK_USER_AGENT = 'express-agent-discovery-check';
 
 /** True when `url` is on `origin` (same scheme, host and port). */
 export function sameOrigin(url: string, origin: string): boolean {

@@ -115,13 +115,17 @@ async function applyBatch(push: ContentWriter, records: PushRecord[], batchSize:
       if (!(error instanceof ContentPushError) || error.index === undefined) throw error;
       const at = start + error.index;
       const bad = rest[at]!;
-      report(bad.line, `content.${call}: ${error.field ? `${error.field}: ` : ''}${error.detail}`);
+      const refusal = `content.${call}: ${error.field ? `${error.field}: ` : ''}${error.detail}`;
       if (!keepGoing) {
-        // Every line before the refused one is applied, also those that shared its batch.
+        // Every line before the refused one is applied, also those that shared its batch; when one of
+        // them is refused in turn (a line refused by the database, before one refused on reading), it is
+        // the first failing line: it is reported, and the run stops there.
         const before = rest.slice(written, at);
-        if (before.length) await applyBatch(push, before, batchSize, false, summary, report);
+        if (before.length && !(await applyBatch(push, before, batchSize, false, summary, report))) return false;
+        report(bad.line, refusal);
         return false;
       }
+      report(bad.line, refusal);
       rest = rest.slice(written).filter((r) => r !== bad);
     }
   }

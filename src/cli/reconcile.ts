@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createContentWriter, ContentPushError, type ReconcileEntry, type ReconcileResult } from '../push/index.js';
+import { createContentWriter, ContentPushError, type ReconcileEntry, type ReconcileResult, type RemoveLimit } from '../push/index.js';
+import { removeLimit } from '../push/resource-input.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliCommand } from './command.js';
 import { describe, target } from './migrate.js';
 import { ndjsonLines, openContentDatabase, type PipeIo } from './ndjson.js';
@@ -25,14 +26,24 @@ Options:
   --category <name>     only resources in this category and its subcategories
                         (repeatable; default every resource but categories and
                         predicates)
-  --dry-run             report what would be removed, remove nothing
+  --max-remove <n|%>    the most a run may remove: a count (25) or a share of
+                        what is in scope (10%); default 10%. A run over it
+                        removes nothing and exits 1, and so does an empty list
+                        unless --max-remove 100%
+  --dry-run             report what would be removed, remove nothing (exits 1
+                        when a real run would be refused)
   --json                print the result as JSON: {"removed":[…],"stale":[…],
-                        "missing":[…],"listed":n}
+                        "missing":[…],"listed":n,"inScope":n}
   -h, --help            show this help
 
 Without --json: a summary line, then the ids to push again, one a line
 ("stale <id>", "missing <id>"), and those removed ("removed <id>").
-Exit status: 0 done, 1 a line refused or the database failed, 2 wrong usage.
+Exit status: 0 done, 1 a line refused, the removal limit met (nothing was
+removed) or the database failed, 2 wrong usage.
+
+In a cron job, keep the guard and let a failed export stop the pipe:
+
+  set -o pipefail; cms-export-ids | express-agent-discovery reconcile --category post -
 `;
 
 /** A line's entry: `{ id, modified }`, or an id alone. */
@@ -47,12 +58,20 @@ async function* entries(source: string, io: PipeIo, lines: { at: number }): Asyn
   }
 }
 
+/** `--max-remove` as `reconcile` takes it (undefined when not given); null when it is neither a count nor a percentage. */
+function removeLimitArg(value: string | undefined): RemoveLimit | undefined | null {
+  if (value === undefined) return undefined;
+  const parsed = removeLimit.safeParse(/^\d+$/.test(value) ? Number(value) : value);
+  return parsed.success ? parsed.data : null;
+}
+
 function formatResult(result: ReconcileResult, dryRun: boolean): string {
   const lines = [
     `${result.listed.toLocaleString('en')} listed: ${result.removed.length.toLocaleString('en')} ${dryRun ? 'would be removed' : 'removed'}, ${result.stale.length.toLocaleString('en')} stale, ${result.missing.length.toLocaleString('en')} missing`,
     ...result.stale.map((id) => `stale ${id}`),
     ...result.missing.map((id) => `missing ${id}`),
     ...result.removed.map((id) => `${dryRun ? 'would remove' : 'removed'} ${id}`),
+    ...(result.refusal ? [`a run would be refused: ${result.refusal}`] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -71,6 +90,7 @@ export const reconcileCommand: CliCommand = {
           'data-dir': { type: 'string' },
           category: { type: 'string', multiple: true },
           'dry-run': { type: 'boolean' },
+          'max-remove': { type: 'string' },
           json: { type: 'boolean' },
           help: { type: 'boolean', short: 'h' },
         },
@@ -87,6 +107,8 @@ export const reconcileCommand: CliCommand = {
     }
     const usage = (message: string) => (io.err(`express-agent-discovery reconcile: ${message}\n\n${HELP}`), EXIT_USAGE);
     if (positionals.length > 1) return usage('give one file (or - for standard input)');
+    const maxRemove = removeLimitArg(values['max-remove']);
+    if (maxRemove === null) return usage('--max-remove must be a count (25) or a percentage from 0% to 100% (10%)');
     const config = target(values, io);
     if (typeof config === 'string') return usage(config);
     const content = await openContentDatabase(config);
@@ -98,15 +120,20 @@ export const reconcileCommand: CliCommand = {
     const dryRun = values['dry-run'] === true;
     try {
       const push = createContentWriter(content.db);
-      const result = await push.reconcile(entries(positionals[0] ?? '-', io, lines), { dryRun, ...(values.category ? { categories: values.category } : {}) });
+      const result = await push.reconcile(entries(positionals[0] ?? '-', io, lines), { dryRun, maxRemove, ...(values.category ? { categories: values.category } : {}) });
       io.out(values.json ? `${JSON.stringify(result)}\n` : formatResult(result, dryRun));
-      return EXIT_OK;
+      return result.refusal ? EXIT_FAILED : EXIT_OK;
     } catch (error) {
       // An entry the push API refused is named by its position in the list: say its line.
       const message =
         error instanceof ContentPushError
           ? error.message.replace(/: current\.(\d+)\.?([\w.]*): /, (_, _index: string, field: string) => `: line ${lines.at}${field ? `: ${field}` : ''}: `)
           : `express-agent-discovery reconcile: ${(error as Error).message}`;
+      if (error instanceof ContentPushError && error.code === 'remove_limit') {
+        // Said in the command's words: its options, not the API's.
+        io.err(`${message.replace(/\bmaxRemove '?([\d.%]+)'?/g, '--max-remove $1').replace(/maxRemove/g, '--max-remove').replace('dryRun', '--dry-run')} (${describe(config)})\n`);
+        return EXIT_FAILED;
+      }
       io.err(`${message}; nothing was removed (${describe(config)})\n`);
       return EXIT_FAILED;
     } finally {

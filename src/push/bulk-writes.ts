@@ -42,7 +42,8 @@ export interface BulkItem<T> {
  * Streams `items` in batches of bounded size and weight: each item is validated as it arrives
  * (`parse`, a push error names its position), each batch written by `write` in a transaction of its
  * own. A batch that fails leaves nothing of itself; the batches before it stay written (their
- * progress was reported). The whole input is never held in memory at once.
+ * progress was reported, and the error's `written` says how many items they held). The whole input
+ * is never held in memory at once.
  */
 export async function writeInBatches<T>(
   db: Kysely<PushDatabase>,
@@ -67,13 +68,23 @@ export async function writeInBatches<T>(
     const current = batch;
     batch = [];
     weight = 0;
-    const ids = await writeTransaction(db, call, options, (trx) => write(trx, current));
+    let ids: number[];
+    try {
+      ids = await writeTransaction(db, call, options, (trx) => write(trx, current));
+    } catch (error) {
+      throw error instanceof ContentPushError ? error.afterWritten(written) : error;
+    }
     written += current.length;
     options?.onProgress?.({ written, ids });
   };
   let index = 0;
   for await (const raw of items) {
-    const item = parse(raw, index++);
+    let item: BulkItem<T>;
+    try {
+      item = parse(raw, index++);
+    } catch (error) {
+      throw error instanceof ContentPushError ? error.afterWritten(written) : error;
+    }
     if (batch.length && weight + item.weight > MAX_BATCH_WEIGHT) await flush();
     batch.push(item);
     weight += item.weight;

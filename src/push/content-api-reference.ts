@@ -3,7 +3,7 @@ import { DEFAULT_BATCH_SIZE } from './bulk-writes.js';
 import { MAX_JSON_DEPTH, MAX_PROPS_CHARACTERS } from './json-value.js';
 import { PUSH_CALLS, type PushCall } from './push-calls.js';
 import { CONTENT_PUSH_ERROR_CODES } from './push-error.js';
-import { MAX_BLOCKS, MAX_BLOCKS_CHARACTERS, MAX_RESOURCE_ID, MAX_TEXT_LENGTH, pushDocs } from './resource-input.js';
+import { MAX_BLOCKS, MAX_BLOCKS_CHARACTERS, MAX_HOST_ID, MAX_RESOURCE_ID, MAX_TEXT_LENGTH, pushDocs } from './resource-input.js';
 
 /**
  * The push API (`agent.content`) as a Markdown reference page (`docs/reference/content-api.md`),
@@ -139,7 +139,7 @@ export function contentApiReference(): string {
     '',
     '| what | limit |',
     '|---|---|',
-    `| a numeric id | 1 to ${MAX_RESOURCE_ID.toLocaleString('en')} (15 digits: every id the read API takes); a string id's numeric id is chosen in the same range |`,
+    `| a numeric id | a new resource: 1 to ${MAX_HOST_ID.toLocaleString('en')}, yours. ${(MAX_HOST_ID + 1).toLocaleString('en')} to ${MAX_RESOURCE_ID.toLocaleString('en')} (the top of the 15 digits the read API takes) are the ids the writer chooses, counted down from the top: a string id's numeric id, the vocabulary's roots (\`meta\`, \`category\`, \`predicate\`), a category or predicate pushed without an id. Every one is read back like yours; a category written again by the id it was given keeps it |`,
     '| a string id | 1 to 200 printable characters, no space at either end |',
     `| a text, per language | ${MAX_TEXT_LENGTH.toLocaleString('en')} characters; no NUL (U+0000) and no lone surrogate, in any string (props and keys included) |`,
     `| \`props\`, a block's \`props\` | JSON: null, booleans, finite numbers, strings, arrays, plain objects (a member set to \`undefined\` is left out; a \`Date\` becomes its ISO string), at most ${MAX_JSON_DEPTH} levels deep and ${MAX_PROPS_CHARACTERS.toLocaleString('en')} characters as JSON |`,

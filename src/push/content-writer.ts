@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Database } from '../db/schema.js';
 import { isLanguageTag } from '../content/language.js';
 import type { PushDatabase } from './external-ids.js';
@@ -15,6 +15,7 @@ import {
   edgeSetInput,
   mediumInput,
   predicateInput,
+  removeLimit,
   resourceId,
   resourceInput,
   type CategoryInput,
@@ -110,7 +111,9 @@ export interface ContentWriter {
    * Repairs drift: `current` is every resource the host publishes now, as `{ id, modified }` (an
    * array or any iterable, streamed into the database 1,000 at a time). Every resource in scope
    * (default: all but categories and predicates) that the list does not name is removed; listed ones whose
-   * stored `modified` differs are reported `stale`, unknown ones `missing`: push those again.
+   * stored `modified` differs are reported `stale`, unknown ones `missing`: push those again. A run
+   * that would remove more than `maxRemove` (default `'10%'` of what is in scope; anything, from an
+   * empty list) removes nothing and fails with `remove_limit`.
    *
    * ```ts
    * const { stale, missing } = await agent.content.reconcile(posts.map((p) => ({ id: p.id, modified: p.updated_at })))
@@ -240,7 +243,8 @@ export function createContentWriter(db: Kysely<Database>, options: ContentWriter
         throw new ContentPushError('reconcile', 'invalid_input', 'current', 'expected an array or another iterable (sync or async) of { id, modified }');
       }
       const categories = opts?.categories === undefined ? undefined : parse('reconcile', contentRef.array(), opts.categories);
-      const scope = { categories, dryRun: opts?.dryRun === true };
+      const maxRemove = opts?.maxRemove === undefined ? undefined : parse('reconcile', z.object({ maxRemove: removeLimit }), { maxRemove: opts.maxRemove }).maxRemove;
+      const scope = { categories, dryRun: opts?.dryRun === true, maxRemove };
       return write('reconcile', opts, (trx) => reconcile(trx, current, scope));
     },
   } satisfies ContentWriter);

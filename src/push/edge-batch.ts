@@ -7,7 +7,8 @@ import type { ContentRef } from './resource-input.js';
 
 /**
  * Edges written in bulk: `putEdge` and `setEdges`, one or a batch of them (`putEdgeMany`,
- * `setEdgesMany`), each batch one statement that writes all of it or nothing.
+ * `setEdgesMany`): each batch is read in one statement, checked, then written by one statement that
+ * writes all of it or nothing. Both statements take the batch as arrays and stay linear in its size.
  */
 
 /** One edge to write (`putEdge`): `seq` given is set, else an existing edge keeps its own. */
@@ -29,96 +30,164 @@ export interface EdgeSet {
   readonly objects: readonly ContentRef[];
 }
 
-/** Where a reference of the batch is used: by item (`ord`), as which end (`role`), under which field. */
-interface Use {
-  ord: number;
-  kind: 'put' | 'set';
-  role: 's' | 'p' | 'o';
-  field: string;
-  key: number;
-  position: number;
-  seq: number | null;
+
+/** A reference of the batch as the database resolved it. */
+interface Resolved {
+  /** 0: nothing; 1: one resource; 2: a string that is one resource's name and another's string id. */
+  readonly found: number;
+  readonly id: number | null;
+  readonly categoryId: number | null;
+  /** It is a predicate (in the tree of `predicate`). */
+  readonly isPredicate: boolean;
 }
 
-interface Outcome {
-  ord: number;
-  field: string | null;
-  outcome: string;
-  detail: string | null;
-  position: number | null;
-  id: string | number | null;
+/** What the batch's references name, and the categories each predicate used allows on each side. */
+interface BatchFacts {
+  readonly refs: Map<number, Resolved>;
+  /** `<predicate id>:s` or `:o` → the categories allowed on that side (subcategories included); absent: any. */
+  readonly allowed: Map<string, Set<number>>;
 }
 
 /**
- * The statement of a batch of edges. Every use of a reference is checked (found, not ambiguous, the
- * predicate a predicate, each end in a category the predicate allows on its side, subcategories
- * included); only when none is refused, the sets' other edges are removed and the edges upserted.
+ * Reads what a batch needs to be checked, in one statement: every distinct reference resolved (see
+ * `resolvedRefs`), and for the predicates used, the categories each allows on each side with their
+ * subcategories. Linear in the batch: index lookups per reference, and the walk down the category tree.
  *
  * ```sql
- * WITH RECURSIVE refs AS (…each distinct reference resolved…),
- *   uses AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS u(ord int, kind text, role text, field text, key int, position int, seq int)),
- *   allowed(predicate_id, is_subject, category_id) AS (SELECT … FROM predicate_category … UNION SELECT … subcategories …),
- *   problems AS (…missing, ambiguous, not a predicate, category not allowed…),
- *   wanted AS (…one row per edge: the last put of an edge, the last set of a subject and predicate…),
- *   removed AS (DELETE FROM edge e USING sets … WHERE <not wanted> …),
- *   given AS (INSERT INTO edge … ON CONFLICT (subject_id, predicate_id, object_id) DO UPDATE SET seq = EXCLUDED.seq RETURNING …),
- *   kept AS (INSERT INTO edge … ON CONFLICT (subject_id, predicate_id, object_id) DO UPDATE SET seq = edge.seq RETURNING …)
- * SELECT <problems> UNION ALL SELECT <each item's edge ids>
+ * WITH RECURSIVE refs AS MATERIALIZED (…each distinct reference resolved…),
+ *   allowed(predicate_id, is_subject, category_id) AS (SELECT … FROM predicate_category pc WHERE pc.predicate_id IN (…used…)
+ *     UNION SELECT a.predicate_id, a.is_subject, c.id FROM category c JOIN allowed a ON c.parent_id = a.category_id)
+ * SELECT 'ref', key, found, id, category_id, category_id IN (…the tree of predicate…) FROM refs
+ * UNION ALL SELECT 'allowed', NULL, NULL, predicate_id, category_id, is_subject FROM allowed
  * ```
  */
-function edgeStatement(refsJson: string, usesJson: string) {
-  return sql<Outcome>`
-    WITH RECURSIVE refs AS MATERIALIZED (${resolvedRefs(refsJson)}),
-    predicates AS MATERIALIZED (SELECT id FROM ${namedCategoryTree('predicate')} t),
-    uses AS MATERIALIZED (
-      SELECT u.*, r.found, r.id, r.category_id
-      FROM jsonb_to_recordset(${usesJson}::jsonb) AS u(ord int, kind text, role text, field text, key int, position int, seq int)
-      JOIN refs r ON r.key = u.key
-    ),
-    ends AS MATERIALIZED (
-      SELECT e.ord, e.role, e.field, e.position, e.id, e.category_id, p.id AS predicate_id
-      FROM uses e JOIN uses p ON p.ord = e.ord AND p.role = 'p'
-      WHERE e.role <> 'p'
-    ),
+async function batchFacts(db: Kysely<PushDatabase>, refs: RefKeys, predicateKeys: readonly number[]): Promise<BatchFacts> {
+  const { rows } = await sql<{ kind: 'ref' | 'allowed'; key: number | null; found: number | null; id: string | number | null; category_id: string | number | null; flag: boolean }>`
+    WITH RECURSIVE refs AS MATERIALIZED (${resolvedRefs(refs.json())}),
     allowed(predicate_id, is_subject, category_id) AS (
       SELECT pc.predicate_id, pc.is_subject, pc.category_id FROM predicate_category pc
-      WHERE pc.predicate_id IN (SELECT id FROM uses WHERE role = 'p')
+      WHERE pc.predicate_id IN (SELECT id FROM refs WHERE key = ANY(${[...predicateKeys]}::int[]) AND found = 1)
       UNION
       SELECT a.predicate_id, a.is_subject, c.id FROM category c JOIN allowed a ON c.parent_id = a.category_id
-    ),
-    problems AS (
-      SELECT ord, field, 'missing' AS problem, NULL::text AS detail, position FROM uses WHERE found = 0
-      UNION ALL SELECT ord, field, 'ambiguous', NULL, position FROM uses WHERE found > 1
-      UNION ALL SELECT ord, field, 'not_predicate', NULL, position FROM uses WHERE role = 'p' AND found = 1 AND category_id NOT IN (SELECT id FROM predicates)
-      UNION ALL SELECT e.ord, e.field, 'not_allowed', e.id::text, e.position FROM ends e
-        WHERE e.id IS NOT NULL AND e.predicate_id IS NOT NULL
-          AND EXISTS (SELECT 1 FROM predicate_category pc WHERE pc.predicate_id = e.predicate_id AND pc.is_subject = (e.role = 's'))
-          AND NOT EXISTS (SELECT 1 FROM allowed a WHERE a.predicate_id = e.predicate_id AND a.is_subject = (e.role = 's') AND a.category_id = e.category_id)
-    ),
-    items AS MATERIALIZED (
-      SELECT s.ord, s.id AS subject_id, p.id AS predicate_id, s.seq AS seq_given, s.kind = 'set' AS is_set
-      FROM uses s JOIN uses p ON p.ord = s.ord AND p.role = 'p'
-      WHERE s.role = 's' AND NOT EXISTS (SELECT 1 FROM problems)
-    ),
-    last_items AS (
-      SELECT DISTINCT ON (subject_id, predicate_id, is_set) * FROM items WHERE is_set ORDER BY subject_id, predicate_id, is_set, ord DESC
-    ),
-    set_edges AS (
-      SELECT DISTINCT ON (i.ord, o.id) i.ord, i.subject_id, i.predicate_id, o.id AS object_id, o.position
-      FROM last_items i JOIN uses o ON o.ord = i.ord AND o.role = 'o'
-      ORDER BY i.ord, o.id, o.position
-    ),
+    )
+    SELECT 'ref' AS kind, r.key, r.found, r.id, r.category_id, coalesce(r.category_id IN (SELECT id FROM ${namedCategoryTree('predicate')} t), false) AS flag FROM refs r
+    UNION ALL
+    SELECT 'allowed', NULL, NULL, a.predicate_id, a.category_id, a.is_subject FROM allowed a`.execute(db);
+  const facts: BatchFacts = { refs: new Map(), allowed: new Map() };
+  const num = (v: string | number | null) => (v === null ? null : Number(v));
+  for (const r of rows) {
+    if (r.kind === 'ref') {
+      facts.refs.set(r.key!, { found: r.found!, id: num(r.id), categoryId: num(r.category_id), isPredicate: r.flag });
+      continue;
+    }
+    const side = `${num(r.id)}:${r.flag ? 's' : 'o'}`;
+    const categories = facts.allowed.get(side) ?? new Set<number>();
+    categories.add(num(r.category_id)!);
+    facts.allowed.set(side, categories);
+  }
+  return facts;
+}
+
+/** An item of the batch with its references' keys. */
+interface KeyedItem {
+  readonly item: EdgePut | EdgeSet;
+  readonly subject: number;
+  readonly predicate: number;
+  readonly objects: readonly number[];
+}
+
+/** The first refused use of a reference in the batch (by item; in an item: subject, predicate, objects in order), as a push error. */
+function firstProblem(call: string, keyed: readonly KeyedItem[], facts: BatchFacts, refs: RefKeys): ContentPushError | undefined {
+  for (const { item, subject, predicate, objects } of keyed) {
+    const p = facts.refs.get(predicate)!;
+    const predicateId = p.found === 1 && p.isPredicate ? p.id : null;
+    const check = (key: number, field: string, side: 's' | 'o' | undefined): ContentPushError | undefined => {
+      const r = facts.refs.get(key)!;
+      const fail = (problem: string, detail: string | null = null) => problemError(call, problem, detail, field, refs.refs[key]!, item.index);
+      if (r.found === 0) return fail('missing');
+      if (r.found > 1) return fail('ambiguous');
+      if (side === undefined) return r.isPredicate ? undefined : fail('not_predicate');
+      const allowed = predicateId === null ? undefined : facts.allowed.get(`${predicateId}:${side}`);
+      return allowed && !allowed.has(r.categoryId!) ? fail('not_allowed', String(r.id)) : undefined;
+    };
+    const problem =
+      check(subject, 'subject', 's') ??
+      check(predicate, 'predicate', undefined) ??
+      objects.reduce<ContentPushError | undefined>((found, key, i) => found ?? check(key, item.kind === 'put' ? 'object' : `objects.${i}`, 'o'), undefined);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** An edge to write: its ends, and its `seq` (null: an existing edge keeps its own). */
+export interface WantedEdge {
+  readonly subject: number;
+  readonly predicate: number;
+  readonly object: number;
+  readonly seq: number | null;
+}
+
+/**
+ * What a checked batch writes: the edges wanted (a set's objects, each once, numbered 1, 2, … in
+ * order; a put's edge; of two items writing the same edge, the later) and the subject–predicate pairs
+ * whose other edges go (only each pair's last set counts).
+ */
+function plannedEdges(keyed: readonly KeyedItem[], facts: BatchFacts): { wanted: WantedEdge[]; sets: [number, number][] } {
+  const id = (key: number) => facts.refs.get(key)!.id!;
+  const lastSet = new Map<string, number>();
+  keyed.forEach(({ item, subject, predicate }, ord) => {
+    if (item.kind === 'set') lastSet.set(`${id(subject)}:${id(predicate)}`, ord);
+  });
+  const wanted = new Map<string, WantedEdge>();
+  const sets: [number, number][] = [];
+  keyed.forEach(({ item, subject, predicate, objects }, ord) => {
+    const s = id(subject);
+    const p = id(predicate);
+    const pair = `${s}:${p}`;
+    if (item.kind === 'put') {
+      const o = id(objects[0]!);
+      wanted.set(`${pair}:${o}`, { subject: s, predicate: p, object: o, seq: item.seq ?? null });
+      return;
+    }
+    if (lastSet.get(pair) !== ord) return;
+    sets.push([s, p]);
+    let seq = 0;
+    for (const o of new Set(objects.map(id))) wanted.set(`${pair}:${o}`, { subject: s, predicate: p, object: o, seq: ++seq });
+  });
+  return { wanted: [...wanted.values()], sets };
+}
+
+/**
+ * Writes what `plannedEdges` wants in one statement over `unnest` arrays, which PostgreSQL plans with
+ * their true sizes (an index lookup per pair and per edge, a hashed anti-join; never a nested loop over
+ * the batch): each set's other edges removed, the wanted edges upserted. The id of each edge written,
+ * by `<subject>:<predicate>:<object>`.
+ *
+ * ```sql
+ * WITH sets AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS s(subject_id, predicate_id)),
+ *   wanted AS MATERIALIZED (SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::int[]) AS w(subject_id, predicate_id, object_id, seq)),
+ *   removed AS (DELETE FROM edge e USING sets s WHERE <e of the pair> AND NOT EXISTS (SELECT 1 FROM wanted w WHERE <w is e>) RETURNING e.id),
+ *   given AS (INSERT INTO edge … SELECT … FROM wanted WHERE seq IS NOT NULL ON CONFLICT (subject_id, predicate_id, object_id) DO UPDATE SET seq = EXCLUDED.seq RETURNING …),
+ *   kept AS (INSERT INTO edge … SELECT … FROM wanted WHERE seq IS NULL ON CONFLICT (…) DO UPDATE SET seq = edge.seq RETURNING …)
+ * SELECT * FROM given UNION ALL SELECT * FROM kept
+ * ```
+ */
+async function writePlanned(db: Kysely<PushDatabase>, wanted: readonly WantedEdge[], sets: readonly [number, number][]): Promise<Map<string, number>> {
+  const { rows } = await edgeWriteStatement(wanted, sets).execute(db);
+  return new Map(rows.map((r) => [`${r.subject_id}:${r.predicate_id}:${r.object_id}`, Number(r.id)]));
+}
+
+/** The statement of `writePlanned` (exported for its plan test). */
+export function edgeWriteStatement(wanted: readonly WantedEdge[], sets: readonly (readonly [number, number])[]) {
+  return sql<{ id: string | number; subject_id: string | number; predicate_id: string | number; object_id: string | number }>`
+    WITH sets AS (SELECT * FROM unnest(${sets.map((s) => s[0])}::bigint[], ${sets.map((s) => s[1])}::bigint[]) AS s(subject_id, predicate_id)),
     wanted AS MATERIALIZED (
-      SELECT subject_id, predicate_id, object_id, row_number() OVER (PARTITION BY ord ORDER BY position)::int AS seq FROM set_edges
-      UNION ALL
-      (SELECT DISTINCT ON (i.subject_id, i.predicate_id, o.id) i.subject_id, i.predicate_id, o.id, i.seq_given
-       FROM items i JOIN uses o ON o.ord = i.ord AND o.role = 'o'
-       WHERE NOT i.is_set
-       ORDER BY i.subject_id, i.predicate_id, o.id, i.ord DESC)
+      SELECT * FROM unnest(${wanted.map((w) => w.subject)}::bigint[], ${wanted.map((w) => w.predicate)}::bigint[], ${wanted.map((w) => w.object)}::bigint[], ${wanted.map((w) => w.seq)}::int[])
+        AS w(subject_id, predicate_id, object_id, seq)
     ),
     removed AS (
-      DELETE FROM edge e USING last_items i
-      WHERE e.subject_id = i.subject_id AND e.predicate_id = i.predicate_id
+      DELETE FROM edge e USING sets s
+      WHERE e.subject_id = s.subject_id AND e.predicate_id = s.predicate_id
         AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.subject_id = e.subject_id AND w.predicate_id = e.predicate_id AND w.object_id = e.object_id)
       RETURNING e.id
     ),
@@ -133,13 +202,8 @@ function edgeStatement(refsJson: string, usesJson: string) {
       SELECT subject_id, predicate_id, object_id FROM wanted WHERE seq IS NULL
       ON CONFLICT (subject_id, predicate_id, object_id) DO UPDATE SET seq = edge.seq
       RETURNING id, subject_id, predicate_id, object_id
-    ),
-    written AS (SELECT * FROM given UNION ALL SELECT * FROM kept)
-    SELECT ord, field, problem AS outcome, detail, position, NULL::bigint AS id FROM problems
-    UNION ALL
-    SELECT i.ord, NULL, 'edge', NULL, o.position, w.id
-    FROM items i JOIN uses o ON o.ord = i.ord AND o.role = 'o'
-    JOIN written w ON w.subject_id = i.subject_id AND w.predicate_id = i.predicate_id AND w.object_id = o.id`;
+    )
+    SELECT * FROM given UNION ALL SELECT * FROM kept`;
 }
 
 /** The message of a refused use of a reference. */
@@ -160,31 +224,33 @@ function problemError(call: string, problem: string, detail: string | null, fiel
 /**
  * Writes a batch of edge puts or edge sets in one statement: all of it, or nothing and the push
  * error of the first refused item. For each item, its edges' ids (a put's one, a set's in order).
+
+/**
+ * Writes a batch of edge puts or edge sets: all of it, or nothing and the push error of the first
+ * refused item. Two statements, each linear in the batch: what the references name (`batchFacts`),
+ * checked here, then the write (`writePlanned`), the only one that changes anything. For each item,
+ * its edges' ids (a put's one, a set's in order).
  */
 export async function writeEdges(db: Kysely<PushDatabase>, call: string, items: readonly (EdgePut | EdgeSet)[]): Promise<number[][]> {
   const refs = new RefKeys();
-  const uses: Use[] = [];
-  items.forEach((item, ord) => {
-    const use = (role: Use['role'], field: string, ref: ContentRef, position = 0) =>
-      uses.push({ ord, kind: item.kind, role, field, key: refs.key(ref), position, seq: item.kind === 'put' ? (item.seq ?? null) : null });
-    use('s', 'subject', item.subject);
-    use('p', 'predicate', item.predicate);
-    if (item.kind === 'put') use('o', 'object', item.object);
-    else item.objects.forEach((object, i) => use('o', `objects.${i}`, object, i));
-  });
-  const { rows } = await edgeStatement(refs.json(), JSON.stringify(uses)).execute(db);
-  const roleOf = (field: string) => (field === 'subject' ? 0 : field === 'predicate' ? 1 : 2);
-  const [first] = rows
-    .filter((r) => r.outcome !== 'edge')
-    .sort((a, b) => a.ord - b.ord || roleOf(a.field!) - roleOf(b.field!) || (a.position ?? 0) - (b.position ?? 0) || a.outcome.localeCompare(b.outcome));
-  if (first) {
-    const use = uses.find((u) => u.ord === first.ord && u.field === first.field)!;
-    throw problemError(call, first.outcome, first.detail, first.field!, refs.refs[use.key]!, items[first.ord]!.index);
-  }
-  const ids = items.map(() => [] as { position: number; id: number }[]);
-  for (const r of rows) if (r.outcome === 'edge') ids[r.ord]!.push({ position: r.position ?? 0, id: Number(r.id) });
-  return ids.map((list) => {
-    const seen = new Set<number>();
-    return list.sort((a, b) => a.position - b.position).flatMap(({ id }) => (seen.has(id) ? [] : (seen.add(id), [id])));
+  const keyed: KeyedItem[] = items.map((item) => ({
+    item,
+    subject: refs.key(item.subject),
+    predicate: refs.key(item.predicate),
+    objects: (item.kind === 'put' ? [item.object] : item.objects).map((o) => refs.key(o)),
+  }));
+  const facts = await batchFacts(db, refs, [...new Set(keyed.map((k) => k.predicate))]);
+  const problem = firstProblem(call, keyed, facts, refs);
+  if (problem) throw problem;
+  const { wanted, sets } = plannedEdges(keyed, facts);
+  const written = await writePlanned(db, wanted, sets);
+  const id = (key: number) => facts.refs.get(key)!.id;
+  return keyed.map(({ subject, predicate, objects }) => {
+    const ids = new Set<number>();
+    for (const key of objects) {
+      const edge = written.get(`${id(subject)}:${id(predicate)}:${id(key)}`);
+      if (edge !== undefined) ids.add(edge);
+    }
+    return [...ids];
   });
 }

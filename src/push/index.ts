@@ -6,7 +6,7 @@ export { createContentWriter, type ContentWriter, type ContentWriterOptions, typ
 export { ContentPushError, type ContentPushErrorCode, type ContentPushErrorDetails } from './push-error.js';
 export type { BulkOptions, BulkProgress, BulkResult } from './bulk-writes.js';
 export type { PutResult } from './resource-writes.js';
-export type { ReconcileResult, ReconcileScope } from './reconcile.js';
+export type { ReconcileResult, ReconcileScope, RemoveLimit } from './reconcile.js';
 export type { HostTransaction, WriteOptions } from './write-transaction.js';
 export type {
   CategoryInput,

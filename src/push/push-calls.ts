@@ -46,7 +46,7 @@ export const PUSH_CALLS: readonly PushCall[] = Object.freeze([
     signature: 'putMany(resources, options?)',
     returns: '`{ written }`',
     summary:
-      'Writes many resources as `put` does, in batches of `batchSize` (default 500, at most 10,000) each written by one statement in one transaction; `resources` is an array or any iterable, sync or async. A refused item fails its batch, which leaves nothing of itself (the error\'s `index` is the item\'s position); earlier batches stay written, as `onProgress({ written, ids })` reported.',
+      'Writes many resources as `put` does, in batches of `batchSize` (default 500, at most 10,000) each written by one statement in one transaction; `resources` is an array or any iterable, sync or async. A refused item fails its batch, which leaves nothing of itself (the error\'s `index` is the item\'s position); earlier batches stay written, as `onProgress({ written, ids })` reported and the error\'s `written` says (the items from that position on were not written). An id given twice in one batch is written once, as its later item says (the same stored state as two `put`s in a row); `written` counts items, positions in what was passed, so it can be more than the rows written.',
     input: resourceInput,
     bulk: true,
     record: false,
@@ -152,9 +152,9 @@ export const PUSH_CALLS: readonly PushCall[] = Object.freeze([
   {
     name: 'reconcile',
     signature: 'reconcile(current, options?)',
-    returns: '`{ removed, stale, missing, listed }`, ids in your form',
+    returns: '`{ removed, stale, missing, listed, inScope }` (and `refusal` with `dryRun`), ids in your form',
     summary:
-      'Repairs drift: `current` is every resource your CMS shows now, as `{ id, modified }` (an array or any iterable, streamed in 1,000 at a time). Every resource in scope the list does not name is removed (1,000 a statement, in one transaction); listed ones whose stored `modified` differs (to the millisecond) are reported `stale`, unknown ones `missing`: push those again. Options: `categories` (only resources in these categories and their subcategories; default every resource but categories and predicates), `dryRun` (report, remove nothing).',
+      'Repairs drift: `current` is every resource your CMS shows now, as `{ id, modified }` (an array or any iterable, streamed in 1,000 at a time). Every resource in scope the list does not name is removed (1,000 a statement, in one transaction); listed ones whose stored `modified` differs (to the millisecond) are reported `stale`, unknown ones `missing`: push those again. Options: `categories` (only resources in these categories and their subcategories; default every resource but categories and predicates), `dryRun` (report, remove nothing; `refusal` says why a real run would be refused), `maxRemove` (the most a run may remove: a count such as `25`, or a share of what is in scope such as `\'10%\'`; default `\'10%\'`; a run over it removes nothing and fails with `remove_limit`, and so does an empty list that would remove anything unless `maxRemove` is `\'100%\'`).',
     input: reconcileEntry,
     bulk: true,
     record: false,

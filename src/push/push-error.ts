@@ -9,9 +9,13 @@ export const CONTENT_PUSH_ERROR_CODES = Object.freeze({
     "a unique name or a string id is taken, a reference is ambiguous (one resource's name and another's string id), or the write met another writer's at the same time (then `retryable`)",
   not_allowed:
     'vocabulary where content is expected or the reverse, a root of the vocabulary, a category still in use, an edge whose end is in a category the predicate does not allow on its side',
+  remove_limit:
+    "`reconcile` would remove more than `maxRemove` allows (default 10 % of what is in scope), or anything at all from an empty list: nothing was removed",
   read_only: 'the database is read-only (a replica): write to the primary with `createContentWriter(kysely)`',
   unavailable:
-    'the connection was lost, reset or refused, the backend terminated, the pool closed or the statement timed out: `retryable`; nothing of the failed call (of a bulk call: of the failed batch) is visible',
+    'the connection was lost, reset or refused, the backend terminated or the pool closed: `retryable`; nothing of the failed call (of a bulk call: of the failed batch) is visible',
+  timeout:
+    'a statement ran past its time limit (`statement_timeout`, or a cancel): nothing of the failed call (of a bulk call: of the failed batch) is visible. Not `retryable` as it is: the same statement will likely run as long again; write smaller batches (`batchSize`) or raise the limit',
   database_error: "the database refused the write for a reason the push API does not know (the driver's error is `cause`)",
 } as const);
 
@@ -26,6 +30,8 @@ export interface ContentPushErrorDetails {
   readonly index?: number | undefined;
   /** The driver's error, when the database refused. */
   readonly cause?: unknown;
+  /** In a bulk call, how many items were written (by the batches before the failed one). */
+  readonly written?: number | undefined;
 }
 
 /**
@@ -39,6 +45,11 @@ export class ContentPushError extends Error {
   readonly retryable: boolean;
   /** In a bulk call, the position (from 0) of the item at fault. */
   readonly index: number | undefined;
+  /**
+   * In a bulk call, how many items were written (committed, by the batches before the failed one):
+   * the items from position `written` on were not; call again with those.
+   */
+  readonly written: number | undefined;
   /** What is wrong, without the call and the field. */
   readonly detail: string;
   constructor(
@@ -53,12 +64,25 @@ export class ContentPushError extends Error {
     super(`express-agent-discovery: content.${call}: ${at}${field ? `${field}: ` : ''}${detail}`, details.cause === undefined ? undefined : { cause: details.cause });
     this.retryable = details.retryable ?? false;
     this.index = details.index;
+    this.written = details.written;
     this.detail = detail;
   }
 
   /** The same error said of the item at `index` of a bulk call. */
   atIndex(index: number): ContentPushError {
-    return new ContentPushError(this.call, this.code, this.field, this.detail, { retryable: this.retryable, index, cause: this.cause });
+    return new ContentPushError(this.call, this.code, this.field, this.detail, { retryable: this.retryable, index, cause: this.cause, written: this.written });
+  }
+
+  /**
+   * The same error of a bulk call that wrote `written` items before it failed: said in the message
+   * ("the first 1,000 items were written; from item 1,000 on, none").
+   */
+  afterWritten(written: number): ContentPushError {
+    const detail = this.detail.replace(/; nothing of this call was written/, '');
+    const said = written ? `the first ${written.toLocaleString('en')} items were written; from item ${written.toLocaleString('en')} on, none` : 'no item was written';
+    const error = new ContentPushError(this.call, this.code, this.field, detail, { retryable: this.retryable, index: this.index, cause: this.cause, written });
+    error.message = `${error.message} (${said})`;
+    return error;
   }
 }
 
@@ -93,9 +117,10 @@ export function readOnlyError(call: string, error: unknown): ContentPushError | 
 }
 
 /**
- * A failure of a call as a push error: push errors as they are; a lost or refused connection, a
- * terminated backend, a closed pool or a cancelled statement (the rule the routes answer 503/504 by)
- * as `unavailable` and retryable; a serialization failure, a deadlock or a key written at the same
+ * A failure of a call as a push error: push errors as they are; a statement cancelled (its time
+ * limit: the rule the routes answer 504 by) as `timeout`, not retryable (it would run as long again);
+ * a lost or refused connection, a terminated backend or a closed pool (503) as `unavailable` and
+ * retryable; a serialization failure, a deadlock or a key written at the same
  * time by another writer as a retryable `conflict`; a value the database refuses (class 22) as
  * `invalid_input`; any other error of the driver (it has a SQLSTATE or socket `code`) as
  * `database_error`. The driver's error is the `cause`. An error that is not the database's (thrown by
@@ -107,9 +132,12 @@ export function pushFailure(call: string, error: unknown): unknown {
   if (readOnly) return readOnly;
   const state = sqlState(error) ?? '';
   const message = error instanceof Error ? error.message : String(error);
-  const unavailable = classifyError(error) !== undefined;
-  if (!state && !unavailable) return error;
-  if (unavailable) {
+  const classified = classifyError(error);
+  if (!state && !classified) return error;
+  if (classified?.code === 'timeout') {
+    return new ContentPushError(call, 'timeout', undefined, `a statement ran past its time limit (${message}); nothing of this call was written: write smaller batches or raise the limit`, { cause: error });
+  }
+  if (classified) {
     return new ContentPushError(call, 'unavailable', undefined, `the database is unavailable (${message}); nothing of this call was written: retry later`, { retryable: true, cause: error });
   }
   if (state === '40001' || state === '40P01' || state === '23505' || state === '23503') {

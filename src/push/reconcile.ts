@@ -15,7 +15,19 @@ export interface ReconcileScope {
   readonly categories?: readonly ContentRef[] | undefined;
   /** Report what would be removed without removing it. Default `false`. */
   readonly dryRun?: boolean | undefined;
+  /**
+   * The most a run may remove: a count (`25`) or a share of what is in scope (`'10%'`). A run that
+   * would remove more removes nothing and fails with `remove_limit`; an empty list that would remove
+   * anything is refused unless this is `'100%'`. Default `'10%'`.
+   */
+  readonly maxRemove?: RemoveLimit | undefined;
 }
+
+/** How much a reconcile run may remove: a count of resources, or a percentage of those in scope. */
+export type RemoveLimit = number | `${number}%`;
+
+/** The guard unless the caller sets `maxRemove`. */
+export const DEFAULT_MAX_REMOVE: RemoveLimit = '10%';
 
 /** What a reconcile run found, each id in the host's form (its string id where it has one). */
 export interface ReconcileResult {
@@ -27,6 +39,10 @@ export interface ReconcileResult {
   readonly missing: ResourceId[];
   /** How many entries the list had. */
   readonly listed: number;
+  /** How many resources were in scope before the run. */
+  readonly inScope: number;
+  /** With `dryRun`: why a real run would be refused (see `maxRemove`); absent when it would run. */
+  readonly refusal?: string;
 }
 
 /** Entries are loaded into the temporary table this many at a time. */
@@ -85,6 +101,30 @@ async function scopeCondition(db: Kysely<PushDatabase>, scope: ReconcileScope): 
   return sql<SqlBool>`(${content} AND r.category_id IN ${categorySubtree(ids)})`;
 }
 
+/**
+ * Why removing `removing` of `inScope` resources exceeds `limit`, or undefined when it may go ahead:
+ * more than the count, more than the share (rounded down) of what is in scope, or anything at all
+ * when the list is empty and the limit is not `'100%'`.
+ */
+export function removalRefusal(removing: number, inScope: number, listed: number, limit: RemoveLimit): string | undefined {
+  if (removing === 0) return undefined;
+  const share = typeof limit === 'string' ? Number(limit.slice(0, -1)) : undefined;
+  const said = typeof limit === 'string' ? limit : String(limit);
+  const what = `${removing.toLocaleString('en')} of the ${inScope.toLocaleString('en')} resources in scope`;
+  if (listed === 0 && share !== 100) return `the list is empty: it would remove all ${what}; pass maxRemove '100%' to empty the scope on purpose`;
+  const allowed = share === undefined ? limit as number : Math.floor((inScope * share) / 100);
+  if (removing <= allowed) return undefined;
+  return `it would remove ${what}, more than maxRemove ${said} allows (${allowed.toLocaleString('en')}); check the list (dryRun shows what would go) or raise maxRemove`;
+}
+
+/** How many resources are in scope, and how many of them the list does not name. */
+async function countScope(db: Kysely<PushDatabase>, inScope: RawBuilder<SqlBool>): Promise<{ inScope: number; absent: number }> {
+  const { rows } = await sql<{ in_scope: string; absent: string }>`
+    SELECT count(*) AS in_scope, count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)) AS absent
+    FROM rsc r WHERE ${inScope}`.execute(db);
+  return { inScope: Number(rows[0]!.in_scope), absent: Number(rows[0]!.absent) };
+}
+
 const hostId = (row: { rsc_id: number | null; external_id: string | null }): ResourceId => row.external_id ?? Number(row.rsc_id);
 
 /**
@@ -116,12 +156,15 @@ async function removeAbsent(db: Kysely<PushDatabase>, absent: RawBuilder<SqlBool
 
 /**
  * Repairs drift after a failed or partial sync: every resource in scope that the host's list does not
- * name is removed; listed ones that are missing or whose `modified` differs are reported.
+ * name is removed; listed ones that are missing or whose `modified` differs are reported. A run that
+ * would remove more than `maxRemove` allows removes nothing: a `remove_limit` error (with `dryRun`,
+ * the result's `refusal`).
  *
  * ```sql
  * CREATE TEMP TABLE agent_discovery_reconcile (rsc_id bigint, external_id text, modified timestamptz) ON COMMIT DROP
  * INSERT INTO agent_discovery_reconcile SELECT … FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) …  -- per 1,000
  * SELECT … FROM agent_discovery_reconcile t JOIN rsc r ON r.id = t.rsc_id WHERE <modified differs>   -- stale
+ * SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (…list…)) FROM rsc r WHERE <scope>   -- the guard
  * DELETE … WHERE <scope> AND NOT EXISTS (SELECT 1 FROM agent_discovery_reconcile t WHERE t.rsc_id = r.id)
  *   -- 1,000 at a time, see removeAbsent
  * ```
@@ -139,12 +182,18 @@ export async function reconcile(
   const stale = await sql<ListRow>`
     SELECT DISTINCT t.rsc_id, t.external_id FROM ${LIST} t JOIN rsc r ON r.id = t.rsc_id
     WHERE t.modified IS NOT NULL AND date_trunc('milliseconds', r.modified) <> date_trunc('milliseconds', t.modified)`.execute(db);
-  const removed = await removeAbsent(db, sql<SqlBool>`${inScope} AND NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)`, scope.dryRun === true);
+  const counts = await countScope(db, inScope);
+  const dryRun = scope.dryRun === true;
+  const refusal = removalRefusal(counts.absent, counts.inScope, listed, scope.maxRemove ?? DEFAULT_MAX_REMOVE);
+  if (refusal && !dryRun) throw new ContentPushError('reconcile', 'remove_limit', 'maxRemove', `${refusal}; nothing was removed`);
+  const removed = await removeAbsent(db, sql<SqlBool>`${inScope} AND NOT EXISTS (SELECT 1 FROM ${LIST} t WHERE t.rsc_id = r.id)`, dryRun);
   await sql`DROP TABLE ${LIST}`.execute(db);
   return {
     removed: removed.map(hostId),
     stale: stale.rows.map(hostId),
     missing: missing.rows.map(hostId),
     listed,
+    inScope: counts.inScope,
+    ...(refusal ? { refusal } : {}),
   };
 }

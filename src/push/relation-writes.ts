@@ -11,7 +11,7 @@ type ParsedEdgeSet = z.output<typeof edgeSetInput>;
 type ParsedMedium = z.output<typeof mediumInput>;
 
 /**
- * Writes one edge `subject -predicate-> object` (one statement, see `writeEdges`): inserts it, or
+ * Writes one edge `subject -predicate-> object` (one writing statement, see `writeEdges`): inserts it, or
  * sets its `seq` (editorial order) when given. Each end must be in a category the predicate allows on
  * its side, when it lists any. Returns the edge's id.
  *
@@ -27,7 +27,7 @@ export async function putEdge(db: Kysely<PushDatabase>, input: ParsedEdge): Prom
 
 /**
  * Makes `objects`, in this order (`seq` 1, 2, …), the subject's complete list through the predicate:
- * edges to other objects are removed (one statement, see `writeEdges`). Returns the edges' ids in
+ * edges to other objects are removed (one writing statement, see `writeEdges`). Returns the edges' ids in
  * the same order.
  *
  * ```sql

@@ -5,8 +5,8 @@ import { languageMap, resourceLanguages } from './localized-columns.js';
 import { modelCategoryIds } from './model-vocabulary.js';
 import { ContentPushError, type ContentPushErrorCode } from './push-error.js';
 import { RefKeys, resolvedRefs } from './ref-keys.js';
-import { MAX_RESOURCE_ID, type resourceInput } from './resource-input.js';
-import { freeId, NEXT_ID, reserveIds } from './surrogate-ids.js';
+import { MAX_HOST_ID, type resourceInput } from './resource-input.js';
+import { freeId, NEXT_ID, reservedIdProblem, reserveIds } from './surrogate-ids.js';
 
 /** A resource after validation. */
 export type ParsedResource = z.output<typeof resourceInput>;
@@ -95,7 +95,8 @@ interface Outcome {
  *   fresh AS (SELECT external_id, 1000000000000000 - nextval(pg_get_serial_sequence('rsc', 'id')) AS id …new string ids…),
  *   target AS (SELECT i.*, coalesce(i.id, m.rsc_id, f.id) AS target_id, <stored?>, <category found?>, …),
  *   problems AS (SELECT ord, CASE WHEN <category missing> THEN 'category_missing' … WHEN <name taken> THEN 'name_taken' END …
- *     -- the first of: category missing, ambiguous, not a category, vocabulary; id a category or another
+ *     -- the first of: category missing, ambiguous, not a category, vocabulary; a new id above the host's
+ *     -- ids (or one of the writer's own there); id a category or another
  *     -- string id's; a fresh id taken; publication_end before the start given or stored; name taken),
  *   writes AS (SELECT DISTINCT ON (target_id) * FROM target WHERE NOT EXISTS (SELECT 1 FROM problems) ORDER BY target_id, ord DESC),
  *   mapped AS (INSERT INTO agent_discovery_external_id … ON CONFLICT (external_id) DO NOTHING RETURNING external_id),
@@ -146,7 +147,7 @@ function batchStatement(rowsJson: string, refsJson: string) {
     problems AS (
       SELECT p.ord, p.problem, CASE
           WHEN p.problem IN ('category_not_category', 'category_model') THEN p.category_id::text
-          WHEN p.problem = 'id_model' THEN p.target_id::text
+          WHEN p.problem IN ('id_model', 'id_reserved') THEN p.target_id::text
           WHEN p.problem = 'id_surrogate' THEN p.surrogate_of
           WHEN p.problem = 'alloc' THEN p.external_id
           WHEN p.problem = 'window' THEN to_char(coalesce(p.publication_start, p.stored_start, now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
@@ -158,6 +159,7 @@ function batchStatement(rowsJson: string, refsJson: string) {
             WHEN t.category_found > 1 THEN 'category_ambiguous'
             WHEN NOT t.is_category THEN 'category_not_category'
             WHEN t.is_model THEN 'category_model'
+            WHEN t.id > ${MAX_HOST_ID} AND NOT t.stored THEN 'id_reserved'
             WHEN t.stored_model AND NOT t.is_new_mapping THEN 'id_model'
             WHEN t.surrogate_of IS NOT NULL THEN 'id_surrogate'
             WHEN t.is_new_mapping AND (t.stored OR NOT ${freeId(sql`t.target_id`)} OR t.target_id IN (SELECT id FROM input WHERE id IS NOT NULL)) THEN 'alloc'
@@ -220,8 +222,10 @@ function problemError(call: string, problem: string, detail: string | null, item
       return refuse('not_found', 'category', `resource ${detail} is not a category`);
     case 'category_model':
       return refuse('not_allowed', 'category', `category ${detail} holds vocabulary: use putCategory or putPredicate`);
+    case 'id_reserved':
+      return refuse('invalid_input', 'id', reservedIdProblem(r.id as number) ?? `${String(r.id)} is one of the ids the writer chooses`);
     case 'id_model':
-      return refuse('not_allowed', 'id', `${String(r.id)} is a category or predicate: write it with putCategory or putPredicate`);
+      return refuse('not_allowed', 'id', `${String(r.id)} is a category or predicate: write it with putCategory or putPredicate${typeof r.id === 'number' && reservedIdProblem(r.id) ? ` (${reservedIdProblem(r.id)})` : ''}`);
     case 'id_surrogate':
       return refuse('conflict', 'id', `${String(r.id)} is the numeric id of the string id '${detail}': put it by that string id`);
     case 'window':

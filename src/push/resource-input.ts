@@ -21,6 +21,12 @@ export const pushDocs = z.registry<PushFieldDoc>();
 
 /** The largest id the facade reads (15 digits), so every id pushed can be read back. */
 export const MAX_RESOURCE_ID = 10 ** MAX_ID_DIGITS - 1;
+/**
+ * The largest numeric id a host creates a resource under (899,999,999,999,999). The ids above it, up
+ * to {@link MAX_RESOURCE_ID}, are the ones the writer chooses itself (string ids' numeric ids, the
+ * vocabulary's roots, categories and predicates pushed without an id), so the two never meet.
+ */
+export const MAX_HOST_ID = 9 * 10 ** (MAX_ID_DIGITS - 1) - 1;
 /** An external id (a CMS's own string id) is at most this long. */
 const MAX_EXTERNAL_ID_LENGTH = 200;
 /** A text field holds at most this many characters per language. */
@@ -155,7 +161,7 @@ const resourceShape = {
  */
 export const resourceInput = z
   .strictObject({
-    id: resourceId.clone().register(pushDocs, { description: 'the numeric `rsc` id (1 to 999,999,999,999,999), or your string id (a uuid, a 24-hex id; at most 200 characters), mapped to a numeric id on first use' }),
+    id: resourceId.clone().register(pushDocs, { description: 'the numeric `rsc` id (1 to 899,999,999,999,999 for a new resource: the ids above are the ones the writer chooses), or your string id (a uuid, a 24-hex id; at most 200 characters), mapped to a numeric id on first use' }),
     category: contentRef.clone().register(pushDocs, { description: 'its category (by id, name or string id): an existing category, not `meta`, `category` or `predicate`' }),
     ...resourceShape,
     title: localizedText.clone().register(pushDocs, { description: 'the title: one string for every language, or `{ language: text }` (at most 1,000,000 characters each)' }),
@@ -259,6 +265,19 @@ export const reconcileEntry = z.strictObject({
   id: resourceId.clone().register(pushDocs, { description: 'a resource your CMS shows now (numeric or string id)' }),
   modified: dateTime.optional().clone().register(pushDocs, { description: 'when it last changed: a stored resource with another `modified` is reported `stale`', default: 'not compared' }),
 });
+
+/** `reconcile`'s `maxRemove`: a count of resources (`25`) or a share of those in scope (`'10%'`, up to `'100%'`). */
+export const removeLimit = z.union(
+  [
+    z.number().int().min(0),
+    z
+      .string()
+      .regex(/^\d{1,3}(?:\.\d+)?%$/)
+      .refine((v) => Number(v.slice(0, -1)) <= 100)
+      .transform((v) => v as `${number}%`),
+  ],
+  { error: "must be a count (a whole number from 0) or a percentage from '0%' to '100%'" },
+);
 
 /** A resource as `put` takes it. */
 export type ResourceInput = z.input<typeof resourceInput>;

@@ -5,7 +5,7 @@ import { ContentPushError, sqlState } from './push-error.js';
 import { putResources, resourceRow, type BatchResource } from './resource-batch.js';
 import { fastPut } from './resource-fast-path.js';
 import type { ResourceId } from './resource-input.js';
-import { reserveIds } from './surrogate-ids.js';
+import { reservedIdProblem, reserveIds } from './surrogate-ids.js';
 
 export type { ParsedResource } from './resource-batch.js';
 
@@ -26,6 +26,8 @@ async function storedKind(db: Kysely<PushDatabase>, id: number): Promise<{ vocab
 export async function targetId(db: Kysely<PushDatabase>, call: string, id: ResourceId, vocabulary: boolean): Promise<{ id: number; exists: boolean }> {
   const mapped = typeof id === 'string' ? await mapExternalId(db, id) : { id, created: false };
   const stored = mapped.created ? undefined : await storedKind(db, mapped.id);
+  const reserved = typeof id === 'number' && !stored ? reservedIdProblem(id) : undefined;
+  if (reserved) throw new ContentPushError(call, 'invalid_input', 'id', reserved);
   if (stored && stored.vocabulary !== vocabulary) {
     const what = vocabulary ? 'a resource, not vocabulary' : 'a category or predicate: write it with putCategory or putPredicate';
     throw new ContentPushError(call, 'not_allowed', 'id', `${String(id)} is ${what}`);
@@ -54,7 +56,8 @@ export function nameTaken(call: string, name: string | null | undefined, error: 
 export async function putResourceBatch(db: Kysely<PushDatabase>, call: string, items: readonly BatchResource[], defaultLanguage: string): Promise<number[]> {
   try {
     const [only] = items;
-    if (items.length === 1 && only) {
+    // An id in the writer's own block goes to the batch statement, which names why it is refused.
+    if (items.length === 1 && only && !(typeof only.resource.id === 'number' && reservedIdProblem(only.resource.id))) {
       const r = only.resource;
       const id = await fastPut(db, resourceRow(call, 0, r, 0, defaultLanguage), r.category, { publicationStart: r.publication_start !== undefined, created: r.created !== undefined });
       if (id !== undefined) return [id];

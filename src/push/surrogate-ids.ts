@@ -1,15 +1,14 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { PushDatabase } from './push-database.js';
-import { MAX_RESOURCE_ID } from './resource-input.js';
+import { MAX_HOST_ID, MAX_RESOURCE_ID } from './resource-input.js';
 
 /**
- * Ids the database chooses itself (a string id's numeric id, a category pushed without an id): free
- * and inside the read API's range, so that every resource pushed can be read back by id. They are
- * counted down from the top of the range ({@link MAX_RESOURCE_ID}, 999,999,999,999,999), the n-th
- * being `999,999,999,999,999 + 1 − n` with n from the `rsc` id sequence: a host's own numeric ids
- * count up from 1, so the two never meet (a host that pushes its next numeric id finds it free), and
- * a numeric id the host pushes never moves them. Should a chosen id be taken all the same, the next
- * free one below it is taken.
+ * Ids the writer chooses itself (a string id's numeric id, a category or predicate pushed without an
+ * id, the vocabulary's roots): free, and in the block above the host's ids ({@link MAX_HOST_ID}) up to
+ * the top of the read API's range ({@link MAX_RESOURCE_ID}), so that every resource pushed can be read
+ * back by id and a host's own numeric id (1 to 899,999,999,999,999) is never one of them. They are
+ * counted down from the top, the n-th being `999,999,999,999,999 + 1 − n` with n from the `rsc` id
+ * sequence; should a chosen id be taken all the same, the next free one below it is taken.
  */
 
 /** The `rsc` id sequence, as SQL. */
@@ -18,9 +17,12 @@ export const RSC_SEQUENCE = sql`pg_get_serial_sequence('rsc', 'id')`;
 /** The next id counted down from the top of the range (one call of the sequence). */
 export const NEXT_ID: RawBuilder<number> = sql<number>`(${MAX_RESOURCE_ID + 1}::bigint - nextval(${RSC_SEQUENCE}))`;
 
-/** The condition that the id `candidate` (SQL) is free: in range, and neither a resource's nor a mapping's. */
+/** The first id of the writer's own block. */
+const FIRST_CHOSEN_ID = MAX_HOST_ID + 1;
+
+/** The condition that the id `candidate` (SQL) is free: in the writer's block, and neither a resource's nor a mapping's. */
 export function freeId(candidate: RawBuilder<unknown>): RawBuilder<boolean> {
-  return sql<boolean>`(${candidate} BETWEEN 1 AND ${MAX_RESOURCE_ID}
+  return sql<boolean>`(${candidate} BETWEEN ${FIRST_CHOSEN_ID} AND ${MAX_RESOURCE_ID}
     AND NOT EXISTS (SELECT 1 FROM rsc x WHERE x.id = ${candidate})
     AND NOT EXISTS (SELECT 1 FROM agent_discovery_external_id x WHERE x.rsc_id = ${candidate}))`;
 }
@@ -29,7 +31,7 @@ export function freeId(candidate: RawBuilder<unknown>): RawBuilder<boolean> {
  * The next `count` ids counted down, each with whether it is free (and not one of `exclude`).
  *
  * ```sql
- * SELECT c.id, (c.id BETWEEN 1 AND 999999999999999 AND NOT EXISTS (…rsc…) AND NOT EXISTS (…mapping…) AND c.id <> ALL($2)) AS free
+ * SELECT c.id, (c.id BETWEEN 900000000000000 AND 999999999999999 AND NOT EXISTS (…rsc…) AND NOT EXISTS (…mapping…) AND c.id <> ALL($2)) AS free
  *   FROM (SELECT 1000000000000000 - nextval(pg_get_serial_sequence('rsc', 'id')) AS id FROM generate_series(1, $1)) c
  * ```
  */
@@ -45,12 +47,12 @@ async function nextIds(db: Kysely<PushDatabase>, count: number, exclude: readonl
  * at the first free ones, for when the counted-down ids meet ids in use.
  *
  * ```sql
- * SELECT g FROM generate_series($1, 1, -1) g WHERE <free g> AND g <> ALL($3) LIMIT $2
+ * SELECT g FROM generate_series($1, 900000000000000, -1) g WHERE <free g> AND g <> ALL($3) LIMIT $2
  * ```
  */
 async function highestFree(db: Kysely<PushDatabase>, below: number, count: number, exclude: readonly number[]): Promise<number[]> {
   const { rows } = await sql<{ id: string | number }>`
-    SELECT g AS id FROM generate_series(${Math.min(below, MAX_RESOURCE_ID)}::bigint, 1, -1) g
+    SELECT g AS id FROM generate_series(${Math.min(below, MAX_RESOURCE_ID)}::bigint, ${FIRST_CHOSEN_ID}::bigint, -1) g
     WHERE ${freeId(sql`g`)} AND g <> ALL(${[...exclude]}::bigint[])
     LIMIT ${count}`.execute(db);
   return rows.map((r) => Number(r.id));
@@ -67,6 +69,15 @@ export async function reserveIds(db: Kysely<PushDatabase>, count: number, exclud
   if (ids.length === count) return ids;
   const lowest = Math.min(...candidates.map((c) => c.id));
   ids.push(...(await highestFree(db, lowest - 1, count - ids.length, [...exclude, ...ids])));
-  if (ids.length < count) throw new Error('express-agent-discovery: no free resource id is left in the read API\'s range');
+  if (ids.length < count) throw new Error('express-agent-discovery: no free id is left in the block the writer chooses ids from (900,000,000,000,000 to 999,999,999,999,999)');
   return ids;
+}
+
+/**
+ * Why a host may not create a resource under the numeric `id`, or undefined when it may: ids above
+ * 899,999,999,999,999 are the writer's own block.
+ */
+export function reservedIdProblem(id: number): string | undefined {
+  if (id <= MAX_HOST_ID) return undefined;
+  return `${id} is above ${MAX_HOST_ID.toLocaleString('en')}: the ids from ${FIRST_CHOSEN_ID.toLocaleString('en')} to ${MAX_RESOURCE_ID.toLocaleString('en')} are the ones the writer chooses (for string ids, the vocabulary's roots, and categories and predicates pushed without an id); give a numeric id up to ${MAX_HOST_ID.toLocaleString('en')}, or a string id`;
 }

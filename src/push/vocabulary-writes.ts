@@ -64,7 +64,12 @@ async function vocabularyTarget(db: Kysely<PushDatabase>, call: string, input: {
   if (ROOT_NAMES.includes(input.name)) {
     throw new ContentPushError(call, 'not_allowed', 'name', `${input.name} is a root of the vocabulary, kept by the writer`);
   }
-  if (input.id !== undefined) return (await targetId(db, call, input.id, true)).id;
+  if (input.id !== undefined) {
+    const { id } = await targetId(db, call, input.id, true);
+    const stored = await db.selectFrom('rsc').select('name').where('id', '=', id).executeTakeFirst();
+    if (stored?.name && ROOT_NAMES.includes(stored.name)) throw new ContentPushError(call, 'not_allowed', 'id', `${String(input.id)} is ${stored.name}, a root of the vocabulary, kept by the writer`);
+    return id;
+  }
   const row = await db.selectFrom('rsc').select('id').where('name', '=', input.name).executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }

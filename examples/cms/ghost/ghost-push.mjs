@@ -75,15 +75,17 @@ export async function pushPost(content, mariadb, id) {
 /**
  * Brings the plugin's tables in line with the CMS (at start-up, or after a failed push): removes what
  * the CMS no longer publishes, then pushes what is missing or out of date. Returns the counts.
+ * `maxRemove` is reconcile's guard (default 10 % of each category): a sync that would remove more
+ * removes nothing and throws (`code: 'remove_limit'`).
  */
-export async function syncAll(content, mariadb) {
+export async function syncAll(content, mariadb, { maxRemove } = {}) {
   const tags = (await allTagIds(mariadb)).filter(isPublicTag)
-  const tagReport = await content.reconcile(tags.map((t) => ({ id: t.id, modified: t.updated_at })), { categories: ['tag'] })
+  const tagReport = await content.reconcile(tags.map((t) => ({ id: t.id, modified: t.updated_at })), { categories: ['tag'], maxRemove })
   for (const id of [...tagReport.stale, ...tagReport.missing]) await pushTag(content, await readTag(mariadb, id))
   const posts = async function* () {
     for await (const row of publishedPostIds(mariadb)) yield { id: row.id, modified: row.updated_at }
   }
-  const postReport = await content.reconcile(posts(), { categories: ['post'] })
+  const postReport = await content.reconcile(posts(), { categories: ['post'], maxRemove })
   for (const id of [...postReport.stale, ...postReport.missing]) await pushPost(content, mariadb, id)
   return {
     removed: postReport.removed.length + tagReport.removed.length,

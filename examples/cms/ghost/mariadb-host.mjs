@@ -30,8 +30,20 @@ export const agent = await createAgentDiscovery({
 const content = agent.content
 
 // Start-up: the vocabulary, then whatever a crash or an outage left behind is repaired.
+// SYNC_MAX_REMOVE (a count, or a share such as 25%) is the most a sync may remove; default 10 %.
 await putVocabulary(content)
-const startup = await syncAll(content, mariadb)
+const maxRemove = /^\d+$/.test(process.env.SYNC_MAX_REMOVE ?? '') ? Number(process.env.SYNC_MAX_REMOVE) : process.env.SYNC_MAX_REMOVE
+const sync = async () => {
+  try {
+    return await syncAll(content, mariadb, { maxRemove })
+  } catch (error) {
+    if (error.code !== 'remove_limit') throw error
+    // The guard held: nothing was removed; serve what is stored and say why.
+    console.error(`sync refused, nothing removed: ${error.message}`)
+    return { removed: 0, pushed: 0, refused: error.detail }
+  }
+}
+const startup = await sync()
 
 const app = express()
 app.use(agent.linkHeaders)
@@ -64,7 +76,7 @@ admin.post('/posts/:id/delete', async (req, res) => {
   if (!(await deletePost(mariadb, req.params.id))) return res.status(404).json({ error: 'no such post' })
   res.json({ id: req.params.id, ...(await pushed(req.params.id)) })
 })
-admin.post('/sync', async (req, res) => res.json(await syncAll(content, mariadb)))
+admin.post('/sync', async (req, res) => res.json(await sync()))
 app.use('/ghost/api/admin', admin)
 
 /** Pushes a post after its save: the numeric id agents read it by (null when not served). */
