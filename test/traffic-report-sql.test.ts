@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { backends, type TestDatabase } from './support/backends.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { readTrafficReport } from '../src/traffic/read-traffic-report.js';
-import { addCounts, foldRareKeys, KEPT_PER_HOUR, OTHER_LANDING, OTHER_RESOURCE } from '../src/traffic/traffic-store.js';
+import { addCounts, foldRareKeys, KEPT_PER_HOUR, OTHER_LANDING, OTHER_RESOURCE, rollUpDays } from '../src/traffic/traffic-store.js';
 import { summarizeTraffic } from '../src/traffic/traffic-report.js';
 import type { CountsBatch, RequestCount } from '../src/traffic/traffic-counts.js';
 
@@ -93,6 +93,23 @@ for (const backend of backends) {
       // Folding again changes nothing.
       await foldRareKeys(content.db);
       assert.deepEqual(await sums(), after);
+    });
+
+    it('rolls the hours of days ended more than a day ago up into one row per key and day; the report is unchanged', async () => {
+      const range = { since: new Date(Date.now() - 30 * 24 * HOUR), until: new Date(Date.now() + 1) };
+      const before = await readTrafficReport(content.db, range, 'en');
+      const rows = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM agent_discovery_traffic`.execute(content.db)).rows[0]!.n);
+      const count = await rows();
+      await rollUpDays(content.db);
+      assert.ok((await rows()) < count, 'fewer rows');
+      const after = await readTrafficReport(content.db, range, 'en');
+      assert.deepEqual(after.totals, before.totals);
+      assert.deepEqual(after.daily, before.daily);
+      assert.deepEqual(after.agents.map((l) => ({ ...l, lastSeen: undefined })), before.agents.map((l) => ({ ...l, lastSeen: undefined })));
+      const hours = await sql<{ n: string }>`SELECT count(*) AS n FROM agent_discovery_traffic WHERE hour < date_trunc('day', now(), 'UTC') - interval '1 day' AND hour <> date_trunc('day', hour, 'UTC')`.execute(content.db);
+      assert.equal(Number(hours.rows[0]!.n), 0);
+      await rollUpDays(content.db);
+      assert.deepEqual((await readTrafficReport(content.db, range, 'en')).totals, before.totals, 'rolling up again changes nothing');
     });
   });
 }
