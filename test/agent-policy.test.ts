@@ -143,6 +143,31 @@ for (const backend of backends) {
       assert.match(page.headers.get('content-usage') ?? '', /train-ai=n/);
     });
 
+    it('an MCP session is counted as the client its initialize named, and read_resource as a read', async () => {
+      const post = async (body: unknown) => {
+        const res = await fetch(`${origin}/mcp`, {
+          method: 'POST',
+          headers: { 'user-agent': 'node', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, json: (await res.json()) as { result?: { isError?: boolean } } };
+      };
+      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cursor', version: '2.0' } } });
+      assert.equal(init.status, 200);
+      const read = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_resource', arguments: { id: String(welcome) } } });
+      assert.equal(read.status, 200);
+      assert.notEqual(read.json.result?.isError, true);
+      assert.equal((await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} })).status, 200);
+      // Counts of MCP calls are made after the answer (the client's name is looked up then).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const report = (await site.agent.traffic('24h'))!;
+      const cursor = report.agents.find((a) => a.agent === 'cursor');
+      assert.equal(cursor?.requests, 3, 'initialize and the two calls after it');
+      assert.equal(cursor?.tools.read_resource, 1);
+      assert.ok(!report.agents.some((a) => a.agent === 'other-bot' && a.surfaces.mcp), 'no MCP call counted as an unnamed bot');
+      assert.equal(report.resources.find((r) => r.id === welcome)?.byPurpose['coding-agent'], 1, 'read_resource is a read, by a coding agent');
+    });
+
     it('counts who was verified, spoofed and refused; agent.decide answers for routes the plugin does not see; the ledger keeps the charges', async () => {
       const report = (await site.agent.traffic('24h'))!;
       const line = (agent: string) => report.agents.find((a) => a.agent === agent);

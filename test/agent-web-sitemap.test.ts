@@ -73,6 +73,9 @@ for (const backend of backends) {
       assert.equal(urls[0]!.loc, `${site.origin}/`, 'the home page first');
       const pages = urls.slice(1);
       for (const u of pages) assert.match(u.lastmod ?? '', FULL_DATE_TIME, u.loc);
+      // The home page changes with every public page: its lastmod is the newest of theirs.
+      const newest = pages.map((u) => u.lastmod!).sort().at(-1);
+      assert.equal(urls[0]!.lastmod, newest, 'the home page carries the newest public change');
       assertReciprocal(pages);
       // Exactly what search lists, each in its languages.
       const listed = await walkRest(`${site.origin}/api/agent/search?pagelen=100`);

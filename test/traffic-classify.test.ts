@@ -125,7 +125,15 @@ describe('classifyRequest: Accept and MCP client signals', () => {
     }
   });
 
+  it('an HTTP library asking for Markdown first is a coding agent (Claude Code fetches as axios), not the library', () => {
+    for (const userAgent of ['axios/1.7.9', 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)', 'undici', 'python-httpx/0.28.1']) {
+      assert.deepEqual(classifyRequest({ userAgent, accept: CLAUDE_CODE_ACCEPT }), classes('markdown-client', 'coding-agent'), userAgent);
+      assert.equal(classifyRequest({ userAgent, accept: '*/*' }).purpose, 'other-bot', `${userAgent} without Markdown first is still the library`);
+    }
+  });
+
   it('an MCP client name names the agent when the user agent does not, case-insensitively', () => {
+    assert.deepEqual(classifyRequest({ userAgent: 'node', accept: '*/*', mcpClient: 'cursor' }), agent('cursor', 'Anysphere', 'coding-agent'));
     assert.deepEqual(classifyRequest({ userAgent: 'node', accept: '*/*', mcpClient: 'claude-code' }), agent('claude-code', 'Anthropic', 'coding-agent'));
     assert.deepEqual(classifyRequest({ userAgent: undefined, accept: undefined, mcpClient: 'Cursor-VSCode' }), agent('cursor', 'Anysphere', 'coding-agent'));
     assert.deepEqual(classifyRequest({ userAgent: CHROME_DESKTOP, accept: undefined, mcpClient: 'claude-ai' }), agent('claude-user', 'Anthropic', 'user-fetch'));

@@ -27,6 +27,9 @@ const partPath = z.object({ from: integerParam(1, Number.MAX_SAFE_INTEGER) });
  * fit in one file (`maxUrls` URLs, 50 MB), else a `sitemapindex` of parts, each the resources from
  * its first id on (a keyset walk of the primary key), the home page in the first.
  */
+/** The latest of some dates (undefined for none). */
+const newest = (dates: readonly Date[]): Date | undefined => (dates.length ? new Date(Math.max(...dates.map((d) => d.getTime()))) : undefined);
+
 export function sitemapRoutes(maxUrls: number) {
   const perPart = (options: ResolvedOptions) => resourcesPerPart(maxUrls, options.languages.length);
   const index = discoveryRoute({
@@ -39,7 +42,10 @@ export function sitemapRoutes(maxUrls: number) {
       const options = await effectiveOptions(ctx);
       const per = perPart(options);
       const rows = await sitemapRows(ctx.db, options.noindex, 0, per + 1);
-      if (rows.length <= per) return { body: buildUrlset(rows.map((row) => entryOf(options, call.base, row)), absoluteUrl(call.base, '/')) };
+      if (rows.length <= per) {
+        const entries = rows.map((row) => entryOf(options, call.base, row));
+        return { body: buildUrlset(entries, { loc: absoluteUrl(call.base, '/'), lastmod: newest(entries.map((e) => e.lastmod)) }) };
+      }
       const parts = await sitemapParts(ctx.db, options.noindex, per);
       return { body: buildSitemapIndex(parts.map((p) => ({ loc: absoluteUrl(call.base, PATHS.sitemapPart.url({ from: p.from })), lastmod: p.lastmod }))) };
     },
@@ -56,7 +62,8 @@ export function sitemapRoutes(maxUrls: number) {
       // Only a part the index names: its first resource is the one it starts at.
       if (rows[0]?.id !== params.from) throw notFound('sitemap part');
       const first = (await sitemapRows(ctx.db, options.noindex, 0, 1))[0]?.id === params.from;
-      return { body: buildUrlset(rows.map((row) => entryOf(options, call.base, row)), first ? absoluteUrl(call.base, '/') : undefined) };
+      const home = first ? { loc: absoluteUrl(call.base, '/'), lastmod: newest((await sitemapParts(ctx.db, options.noindex, perPart(options))).map((p) => p.lastmod)) } : undefined;
+      return { body: buildUrlset(rows.map((row) => entryOf(options, call.base, row)), home) };
     },
   });
   return [index, part];

@@ -43,7 +43,7 @@ export interface SitemapEntry {
 }
 
 /**
- * A `urlset`: the home page (when given) and each version of each entry as a `<url>` with the full
+ * A `urlset`: the home page (when given, with the newest public change as its `lastmod`) and each version of each entry as a `<url>` with the full
  * date-time `lastmod` and, for a page in several languages, every version (itself included) as an
  * `xhtml:link` hreflang alternate, so the alternates are reciprocal.
  *
@@ -53,9 +53,10 @@ export interface SitemapEntry {
  *   <xhtml:link rel="alternate" hreflang="nl" href="https://example.org/nl/page/7"/></url>
  * ```
  */
-export function buildUrlset(entries: readonly SitemapEntry[], home?: string): string {
+export function buildUrlset(entries: readonly SitemapEntry[], home?: { readonly loc: string; readonly lastmod: Date | undefined }): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<urlset ${XMLNS} ${XHTML}>`];
-  if (home !== undefined) lines.push(`<url><loc>${escapeXml(home)}</loc></url>`);
+  // The home page changes whenever a public page does: its lastmod is the newest public change.
+  if (home !== undefined) lines.push(`<url><loc>${escapeXml(home.loc)}</loc>${home.lastmod ? `<lastmod>${toIso(home.lastmod)}</lastmod>` : ''}</url>`);
   for (const entry of entries) {
     const lastmod = `<lastmod>${toIso(entry.lastmod)}</lastmod>`;
     const alternates =

@@ -1,4 +1,4 @@
-import { markMcpClient, markSurface, markTool } from '../traffic/traffic-mark.js';
+import { markMcpClient, markResourceRead, markSurface, markTool, trafficMark } from '../traffic/traffic-mark.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import type { AgentContext } from '../context.js';
@@ -70,6 +70,23 @@ function markMcpTraffic(req: Request, toolNames: ReadonlySet<string>): void {
   if (body.method === 'initialize' && typeof client === 'string') markMcpClient(req, client);
 }
 
+/** Whether a request is one `tools/call` of `read_resource` (a read agents count, like the resource routes). */
+function isReadResourceCall(body: unknown): boolean {
+  const b = body as { method?: unknown; params?: { name?: unknown } } | null;
+  return !!b && typeof b === 'object' && !Array.isArray(b) && b.method === 'tools/call' && b.params?.name === 'read_resource';
+}
+
+/** Marks the resource a successful `read_resource` call read (its id in the structured result), for "read most". */
+async function markToolRead(req: Request, response: globalThis.Response): Promise<void> {
+  try {
+    const answer = (await response.clone().json()) as { result?: { isError?: boolean; structuredContent?: { id?: unknown } } };
+    const id = answer.result?.structuredContent?.id;
+    if (!answer.result?.isError && typeof id === 'number' && Number.isSafeInteger(id)) markResourceRead(req, id);
+  } catch {
+    // Not a JSON answer: nothing read to count.
+  }
+}
+
 export function mountMcp(router: Router, ctx: AgentContext, path: string, table: readonly Route<AgentContext>[]): void {
   const face = createMcpFace(ctx, table);
   const parseJson = express.json({ limit: MAX_REQUEST_BYTES });
@@ -130,6 +147,7 @@ export function mountMcp(router: Router, ctx: AgentContext, path: string, table:
         const legacy = await isLegacyRequest(request, req.body, { maxRequestBodySize: MAX_REQUEST_BYTES });
         bases.set(request, base);
         const response = legacy ? await serveLegacy(face.server(base), request, req.body) : await modern.fetch(request, { parsedBody: req.body });
+        if (trafficMark(req) && isReadResourceCall(req.body)) await markToolRead(req, response);
         await sendWebResponse(res, response);
       } catch (error) {
         internalJsonRpcError(ctx, req, res, error);

@@ -119,9 +119,28 @@ export async function createTrafficRecorder(
     }
   }
 
+  /**
+   * The MCP client names of recent sessions: the endpoint is stateless (no session id), and only `initialize`
+   * names the client, so its name is kept for the calls that follow from the same address and user agent
+   * (in memory only, 30 minutes, at most 2,000; the map is emptied when full).
+   */
+  const mcpSessions = new Map<string, { name: string; until: number }>();
+  function mcpClientOf(req: Request, time: number): string | undefined {
+    const mark = trafficMark(req);
+    if (mark?.surface !== 'mcp') return mark?.mcpClient;
+    const key = `${req.ip ?? ''}\u0001${(header(req, 'user-agent') ?? '').slice(0, 256)}`;
+    if (mark.mcpClient) {
+      if (mcpSessions.size >= 2000) mcpSessions.clear();
+      mcpSessions.set(key, { name: mark.mcpClient, until: time + 30 * 60_000 });
+      return mark.mcpClient;
+    }
+    const session = mcpSessions.get(key);
+    return session && session.until > time ? session.name : undefined;
+  }
+
   function count(req: Request, res: Response, identity: AgentIdentity, time: number): void {
     if (!enabled || trafficMark(req)?.skip) return;
-    const mcpClient = trafficMark(req)?.mcpClient;
+    const mcpClient = identity.known ? undefined : mcpClientOf(req, time);
     if (identity.reason !== 'not-cached' && !mcpClient) return add(req, res, identity, time);
     // Off the request path: the count waits for the key directory (bounded by the verifier's timeout), or
     // takes the MCP client's name into account.
