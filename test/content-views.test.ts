@@ -165,7 +165,7 @@ for (const backend of backends as Backend[]) {
         const before = await catalogOf(whole.db, 'host_whole');
         await migrateToLatest(whole.db);
         const added = (await catalogOf(whole.db, 'host_whole')).filter((e) => !before.includes(e)).map((e) => e.split(':')[0]);
-        assert.deepEqual(added.filter((n) => !n!.endsWith('_pkey')).sort(), ['agent_discovery_content_version', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_settings', 'agent_discovery_traffic', 'agent_discovery_traffic_referral', 'agent_discovery_traffic_resource', 'agent_discovery_visibility_log', 'agent_discovery_visibility_log_at_idx']);
+        assert.deepEqual(added.filter((n) => !n!.endsWith('_pkey')).sort(), ['agent_discovery_charges', 'agent_discovery_content_version', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_policy_log', 'agent_discovery_policy_log_id_seq', 'agent_discovery_settings', 'agent_discovery_traffic', 'agent_discovery_traffic_referral', 'agent_discovery_traffic_resource', 'agent_discovery_visibility_log', 'agent_discovery_visibility_log_at_idx']);
         const agent = await createAgentDiscovery({ ...DEMO_PLUGIN_OPTIONS, database: { kysely: whole.db } });
         await agent.close();
       } finally {

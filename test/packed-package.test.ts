@@ -431,7 +431,7 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
           const tables = await client.query<{ t: string }>(
             `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
           );
-          assert.deepEqual(tables.rows.map((r) => r.t), ['agent_discovery_content_version', 'agent_discovery_external_id', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_settings', 'agent_discovery_traffic', 'agent_discovery_traffic_referral', 'agent_discovery_traffic_resource', 'agent_discovery_visibility_log', 'category', 'edge', 'medium', 'predicate_category', 'rsc']);
+          assert.deepEqual(tables.rows.map((r) => r.t), ['agent_discovery_charges', 'agent_discovery_content_version', 'agent_discovery_external_id', 'agent_discovery_migration', 'agent_discovery_migration_lock', 'agent_discovery_policy_log', 'agent_discovery_settings', 'agent_discovery_traffic', 'agent_discovery_traffic_referral', 'agent_discovery_traffic_resource', 'agent_discovery_visibility_log', 'category', 'edge', 'medium', 'predicate_category', 'rsc']);
         } finally {
           await client.end();
         }
