@@ -120,7 +120,7 @@ for (const backend of backends) {
       assert.match(out, /^✓ A resource page: \/\w\w\/page\/\d+ \(front matter of \/agent\/resource\/\d+\/markdown\?language=\w\w, llms\.txt section "Newest"\)$/m);
       assert.match(out, /^✓ Private resource members_only is not advertised: facade read 404; not in llms\.txt, home and page links, sitemap/m);
       assert.match(out, /^✓ Noindex resource hidden_from_search is not advertised: facade read 200; .*its page \(200\)$/m);
-      assert.match(out, /^Readiness score 100\/100 · 33 checks: 32 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
+      assert.match(out, /^Readiness score 100\/100 · 34 checks: 33 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
     });
 
     it('--json: the documented schema, every check ok; the request count is the server\'s and within the bound', async () => {
@@ -186,7 +186,7 @@ for (const backend of backends) {
     it('runs as a child process: node --import tsx src/cli/main.ts check <url>', async () => {
       const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', web.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT], { encoding: 'utf8' });
       assert.match(stdout, /^Checking http:\/\/harbour-agent-demo\.net:\d+\/ as agents see it$/m);
-      assert.match(stdout, /^Readiness score 100\/100 · 30 checks: 29 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
+      assert.match(stdout, /^Readiness score 100\/100 · 31 checks: 30 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
     });
   });
 }

@@ -125,7 +125,7 @@ for (const backend of backends) {
       assert.match(byId(report, 'mcp-protocol').detail, /initialize → 2025-11-25, server\/discover → .*2026-07-28.*, foreign Origin → 403/);
       assert.ok(Date.now() - Date.parse(report.ranAt) < 60_000, 'ranAt is the time of this run');
       const text = await check([ready.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT]);
-      assert.match(text.out, /^Readiness score 100\/100 · 30 checks: 29 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
+      assert.match(text.out, /^Readiness score 100\/100 · 31 checks: 30 passed, 0 failed, 1 not applicable \(\d+ requests\)$/m);
       assert.match(text.out, /^· OAuth metadata: no OAuth metadata published/m);
     });
 
@@ -207,7 +207,7 @@ for (const backend of backends) {
       assertRootCausesOnce(report);
       const weights = (ids: string[]) => ids.reduce((sum, id) => sum + byId(report, id).weight, 0);
       const counted = report.checks.filter((c) => c.status !== 'not_applicable');
-      const lost = weights(['md-twins', 'mcp-card', 'mcp-protocol', 'robots-txt', 'content-signals', 'sitemap', 'cors', 'cors-page-markdown']);
+      const lost = weights(['md-twins', 'mcp-card', 'mcp-protocol', 'robots-txt', 'content-signals', 'license-policy', 'sitemap', 'cors', 'cors-page-markdown']);
       const total = counted.reduce((sum, c) => sum + c.weight, 0);
       assert.equal(report.score, Math.floor((100 * (total - lost)) / total));
       const text = await check([plain.origin, '--connect-to', LOOPBACK, '--timeout', SLOW_MACHINE_TIMEOUT]);

@@ -29,6 +29,7 @@ export const CHECK_CATALOG = {
   'mcp-protocol': { name: 'MCP endpoint (2025-11-25 and 2026-07-28, Origin checked)', weight: 5 },
   'robots-txt': { name: 'robots.txt', weight: 5 },
   'content-signals': { name: 'AI preferences (Content Signals)', weight: 4 },
+  'license-policy': { name: 'RSL licence agrees with robots.txt', weight: 3 },
   sitemap: { name: 'Sitemap (full date-time lastmod, hreflang)', weight: 4 },
   cors: { name: 'Public CORS on the discovery documents', weight: 4 },
   'cors-page-markdown': { name: 'CORS on the page\'s Markdown', weight: 3 },

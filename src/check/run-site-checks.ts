@@ -17,7 +17,7 @@ import { checkOauthMetadata } from './checks/oauth-metadata.js';
 import { checkOpenApi } from './checks/openapi.js';
 import { checkProbes } from './checks/probes.js';
 import { checkLanguage, checkResourceRead } from './checks/resource-read.js';
-import { checkContentSignals, checkRobotsTxt } from './checks/robots-txt.js';
+import { checkContentSignals, checkLicensePolicy, checkRobotsTxt } from './checks/robots-txt.js';
 import { checkHome, checkPage } from './checks/site-links.js';
 import { checkTranslations } from './checks/translations.js';
 import { linksWith } from './page-view.js';
@@ -192,6 +192,7 @@ async function siteOutcomes(ctx: CheckContext): Promise<CheckOutcome[]> {
   else await o.run('mcp-protocol', ['mcp-card'], () => skip('mcp-protocol', checkName('mcp-protocol'), 'the card names no MCP endpoint on this origin'));
   o.add(await checkRobotsTxt(ctx));
   await o.run('content-signals', ['robots-txt'], () => checkContentSignals(ctx));
+  await o.run('license-policy', ['robots-txt'], () => checkLicensePolicy(ctx));
   o.add(await checkSitemap(ctx));
   await o.run('cors', ['discovery-documents'], () => checkCors(ctx));
   await o.run('cors-page-markdown', ['cors', 'markdown-negotiation'], () => checkPageMarkdownCors(ctx));

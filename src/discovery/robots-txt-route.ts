@@ -24,6 +24,7 @@ export function licenseXmlRoute() {
         siteLicense: license?.ok ? license.license : undefined,
         copyright: settings.siteCopyright || undefined,
         base: resolveOnBase(base, '/'),
+        signals: contentSignalsOf(settings),
       }),
     };
   });

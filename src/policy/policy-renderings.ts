@@ -62,11 +62,17 @@ export interface RslInput {
   readonly copyright: string | undefined;
   /** The absolute URL of the site's root (`https://example.org/`). */
   readonly base: string;
+  /** The Content Signals in force: a usage a signal says no to is prohibited too (the licence never contradicts them). */
+  readonly signals?: { readonly search: boolean | null; readonly 'ai-input': boolean | null; readonly 'ai-train': boolean | null };
 }
+
+/** The RSL usages each Content Signal speaks for. */
+const SIGNAL_USAGES: Readonly<Record<'search' | 'ai-input' | 'ai-train', readonly string[]>> = { search: ['search', 'ai-index'], 'ai-input': ['ai-input'], 'ai-train': ['ai-train'] };
 
 /**
  * The RSL 1.0 licence (`application/rsl+xml`, namespace `https://rslstandard.org/rsl`) of the whole site: usage
- * the policy refuses to verified agents of every operator (a rule on purposes) is prohibited, the rest permitted;
+ * the policy refuses to verified agents of every operator (a rule on purposes), or a Content Signal says no to, is
+ * prohibited, the rest permitted;
  * the site licence as an attribution licence; a charge rule as pay-per-crawl payment terms.
  *
  * ```xml
@@ -81,7 +87,8 @@ export function buildRslLicense(input: RslInput): string {
   const { policy } = input;
   const refused = (purposes: readonly string[]) =>
     purposes.every((purpose) => policy.active && policy.decide({ agent: ANY_AGENT, purpose: purpose as never, verification: 'verified' }, '/').action === 'block');
-  const prohibits = USAGES.filter(([, purposes]) => refused(purposes)).map(([usage]) => usage);
+  const saidNo = Object.entries(SIGNAL_USAGES).flatMap(([signal, usages]) => (input.signals?.[signal as keyof typeof SIGNAL_USAGES] === false ? usages : []));
+  const prohibits = USAGES.filter(([usage, purposes]) => refused(purposes) || saidNo.includes(usage)).map(([usage]) => usage);
   const permits = USAGES.map(([usage]) => usage).filter((u) => !prohibits.includes(u));
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<rsl xmlns="https://rslstandard.org/rsl">', `  <content url="${xml(input.base)}">`];
   if (input.copyright) lines.push(`    <copyright>${xml(input.copyright)}</copyright>`);

@@ -1,7 +1,7 @@
 import { checkName } from '../check-catalog.js';
 import type { CheckContext } from '../context.js';
 import { describeResponse, mediaType } from '../site-client.js';
-import { fail, pass, plural, type CheckOutcome } from '../report.js';
+import { fail, notApplicable, pass, plural, type CheckOutcome } from '../report.js';
 
 const ROBOTS = checkName('robots-txt');
 const SIGNALS = checkName('content-signals');
@@ -34,6 +34,42 @@ export async function checkRobotsTxt(ctx: CheckContext): Promise<CheckOutcome> {
   return problems.length
     ? fail('robots-txt', ROBOTS, problems.join('; '), FIX_ROBOTS)
     : pass('robots-txt', ROBOTS, `${plural(lines.filter(([f]) => f === 'user-agent').length, 'User-agent line', 'User-agent lines')}; Sitemap: ${sitemaps.join(', ')}`);
+}
+
+const LICENSE = checkName('license-policy');
+const FIX_LICENSE =
+  'Serve the RSL licence robots.txt names (License:) as application/rsl+xml in the namespace https://rslstandard.org/rsl, saying the same as the ' +
+  'Content Signals: with express-agent-discovery, /license.xml is written from the agent policy; set the policy and the signals, not the file.';
+
+/** The usages an RSL document prohibits and permits (`ai-train`, `search` …), from its `permits`/`prohibits` of type usage. */
+function rslUsages(xml: string): { permits: Set<string>; prohibits: Set<string> } {
+  const read = (tag: string) => new Set([...xml.matchAll(new RegExp(`<${tag}\\b[^>]*type="usage"[^>]*>([^<]*)</${tag}>`, 'g'))].flatMap((m) => m[1]!.trim().split(/[\s,]+/)));
+  return { permits: read('permits'), prohibits: read('prohibits') };
+}
+
+/**
+ * The RSL licence robots.txt names (`License:`): served, an RSL 1.0 document, and saying what the signals say:
+ * `ai-train` prohibited where a Content-Signal says `ai-train=yes` (or a Content-Usage `train-ai=y`) is a
+ * contradiction, as is `ai-train` permitted where the signals say no. Not applicable without a `License:` line.
+ */
+export async function checkLicensePolicy(ctx: CheckContext): Promise<CheckOutcome> {
+  const lines = ctx.robots ?? [];
+  const url = lines.find(([f]) => f === 'license')?.[1];
+  if (url === undefined) return notApplicable('license-policy', LICENSE, 'robots.txt names no licence (no License: line)');
+  const res = await ctx.client.fetch(url, { accept: 'application/rsl+xml, application/xml;q=0.9' });
+  if (res.error !== undefined || res.status !== 200) return fail('license-policy', LICENSE, `GET ${url} ${describeResponse(res)}`, FIX_LICENSE);
+  const problems: string[] = [];
+  if (mediaType(res) !== 'application/rsl+xml') problems.push(`served as ${mediaType(res) || 'no Content-Type'}, not application/rsl+xml`);
+  if (!/<rsl\b[^>]*xmlns="https:\/\/rslstandard\.org\/rsl"/.test(res.body)) problems.push('not an RSL document (root rsl in the namespace https://rslstandard.org/rsl)');
+  if (!/<content\b[^>]*\burl="[^"]+"/.test(res.body) || !/<license\b/.test(res.body)) problems.push('no content with a url and a licence');
+  const { permits, prohibits } = rslUsages(res.body);
+  const trainYes = lines.some(([f, v]) => (f === 'content-signal' && /\bai-train\s*=\s*yes\b/i.test(v)) || (f === 'content-usage' && /\btrain-ai\s*=\s*y\b/i.test(v)));
+  const trainNo = lines.some(([f, v]) => (f === 'content-signal' && /\bai-train\s*=\s*no\b/i.test(v)) || (f === 'content-usage' && /\btrain-ai\s*=\s*n\b/i.test(v)));
+  if (prohibits.has('ai-train') && trainYes) problems.push('the licence prohibits ai-train where robots.txt says ai-train=yes');
+  if (permits.has('ai-train') && !prohibits.has('ai-train') && trainNo) problems.push('the licence permits ai-train where robots.txt says ai-train=no');
+  return problems.length
+    ? fail('license-policy', LICENSE, problems.join('; '), FIX_LICENSE)
+    : pass('license-policy', LICENSE, `${url}: permits ${[...permits].join(' ') || 'nothing named'}${prohibits.size ? `; prohibits ${[...prohibits].join(' ')}` : ''}`);
 }
 
 /** robots.txt states the AI usage preferences: Cloudflare's `Content-Signal` or the aipref `Content-Usage` rule. */
