@@ -755,17 +755,18 @@ export const optionsShape = {
   /**
    * count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits,
    * maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent,
-   * operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every
-   * `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted.
-   * `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the
-   * defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user
-   * fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP,
-   * cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md).
+   * operator, purpose), verified (published ranges, Web Bot Auth, reverse DNS) or found spoofed, and counted in memory,
+   * flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays`
+   * (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory
+   * origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never
+   * browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept
+   * between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent
+   * traffic](../guides/traffic.md).
    * @default `false`
    */
   traffic: trafficOption.register(optionDocs, {
     description:
-      "count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent, operator, purpose), verified by Web Bot Auth where signed, and counted in memory, flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md)",
+      "count agent traffic (opt-in): `true` or `{ flushIntervalMs, retentionDays, agents, signatureAgents, rateLimits, maxKeys }`. Every request the plugin answers and every host page passing `linkHeaders` is classified (agent, operator, purpose), verified (published ranges, Web Bot Auth, reverse DNS) or found spoofed, and counted in memory, flushed as hourly rows every `flushIntervalMs` (default 5000) and at `close()`; rows older than `retentionDays` (default 90) are deleted. `agents`: catalogue entries added to the package's; `signatureAgents`: key-directory origins trusted besides the defaults; `rateLimits`: `{ training: { requests, perSeconds } }` per purpose (never browsers or verified user fetches), answered 429 with `Retry-After`; `maxKeys` (default 10000): distinct keys kept between flushes. No IP, cookie, query string or user-agent text is stored; see [Agent traffic](../guides/traffic.md)",
   }),
   /**
    * what each agent gets, said once and kept on every surface: `{ rules: [{ agent?, purpose?, verification?, path?,

@@ -152,7 +152,7 @@ for (const backend of backends as Backend[]) {
       assert.equal(first.status, 200);
       assert.equal(first.headers['content-type'], 'text/plain; charset=utf-8');
       assert.equal(first.headers['cache-control'], 'no-cache');
-      assert.equal(first.text, `User-agent: *\nAllow: /\n\nSitemap: ${BASE}/sitemap.xml\n`);
+      assert.equal(first.text, `User-agent: *\nAllow: /\n\nSitemap: ${BASE}/sitemap.xml\nLicense: ${BASE}/license.xml\n`);
       assert.equal((await request(app).get('/robots.txt').set('If-None-Match', first.headers.etag!)).status, 304);
       const head = await request(app).head('/robots.txt');
       assert.equal(head.status, 200);
@@ -173,7 +173,7 @@ for (const backend of backends as Backend[]) {
       assert.equal(
         second.text,
         'User-agent: *\nContent-Signal: search=yes, ai-input=yes, ai-train=no\nContent-Usage: search=y, ai-use=y, train-ai=n\n' +
-          `Disallow: /drafts/\nAllow: /\n\nSitemap: ${BASE}/maps/sitemap.xml\n`,
+          `Disallow: /drafts/\nAllow: /\n\nSitemap: ${BASE}/maps/sitemap.xml\nLicense: ${BASE}/license.xml\n`,
       );
       assert.notEqual(second.headers.etag, first.headers.etag);
       for (const path of contentPaths()) {
@@ -193,11 +193,11 @@ for (const backend of backends as Backend[]) {
 
       await postSettings(app, { contentSignalAiTrain: 'no' });
       const third = await request(app).get('/robots.txt');
-      assert.equal(third.text, `User-agent: *\nContent-Signal: ai-train=no\nContent-Usage: train-ai=n\nAllow: /\n\nSitemap: ${BASE}/sitemap.xml\n`);
+      assert.equal(third.text, `User-agent: *\nContent-Signal: ai-train=no\nContent-Usage: train-ai=n\nAllow: /\n\nSitemap: ${BASE}/sitemap.xml\nLicense: ${BASE}/license.xml\n`);
       assert.equal((await request(app).get(`/api/agent/resource/${about}`)).headers['content-usage'], 'train-ai=n');
 
       await postSettings(app, { sitemapUrl_source: 'site', sitemapUrl: '' });
-      assert.equal((await request(app).get('/robots.txt')).text, 'User-agent: *\nAllow: /\n');
+      assert.equal((await request(app).get('/robots.txt')).text, 'User-agent: *\nAllow: /\n\nLicense: https://site.example/license.xml\n');
       for (const path of contentPaths()) assert.equal((await request(app).get(path)).headers['content-usage'], undefined, path);
       await postSettings(app, {});
     });
@@ -205,7 +205,7 @@ for (const backend of backends as Backend[]) {
     it('the contentSignals option says the signals in code; a choice on the admin page replaces one, "not set here" gives it back', async () => {
       const { app, agent } = await host(demo.db, { robotsTxt: true, contentSignals: { search: true, 'ai-train': false } });
       const robots = await request(app).get('/robots.txt');
-      assert.equal(robots.text, 'User-agent: *\nContent-Signal: search=yes, ai-train=no\nContent-Usage: search=y, train-ai=n\nAllow: /\n');
+      assert.equal(robots.text, 'User-agent: *\nContent-Signal: search=yes, ai-train=no\nContent-Usage: search=y, train-ai=n\nAllow: /\n\nLicense: https://site.example/license.xml\n');
       for (const path of contentPaths()) assert.equal((await request(app).get(path)).headers['content-usage'], 'search=y, train-ai=n', path);
       const settings = await agent.settings();
       assert.deepEqual(
@@ -215,7 +215,7 @@ for (const backend of backends as Backend[]) {
 
       const saved = await postSettings(app, { contentSignalAiTrain: 'yes' });
       assert.equal(saved.status, 303, saved.text);
-      assert.equal((await request(app).get('/robots.txt')).text, 'User-agent: *\nContent-Signal: search=yes, ai-train=yes\nContent-Usage: search=y, train-ai=y\nAllow: /\n');
+      assert.equal((await request(app).get('/robots.txt')).text, 'User-agent: *\nContent-Signal: search=yes, ai-train=yes\nContent-Usage: search=y, train-ai=y\nAllow: /\n\nLicense: https://site.example/license.xml\n');
       assert.equal((await request(app).get(`/api/agent/resource/${about}`)).headers['content-usage'], 'search=y, train-ai=y');
       assert.equal((await agent.settings()).source.contentSignalAiTrain, 'database');
 
@@ -301,13 +301,13 @@ for (const backend of backends as Backend[]) {
         assert.equal((await previous.migrateToLatest()).error, undefined);
         const state = await schemaState(scoped.db);
         assert.equal(state.owner, 'host');
-        assert.deepEqual(state.pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version']);
+        assert.deepEqual(state.pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version', '0013_agent_policy']);
         await assert.rejects(
           assertContentSchema(scoped.db, 'kysely'),
-          /the content relations are the host's own, and the plugin's own tables are older than this version of the package .*migrations not applied: 0005_ai_preferences, 0006_settings_document, 0007_agent_traffic, 0008_visibility_log, 0010_content_version\./,
+          /the content relations are the host's own, and the plugin's own tables are older than this version of the package .*migrations not applied: 0005_ai_preferences, 0006_settings_document, 0007_agent_traffic, 0008_visibility_log, 0010_content_version, 0013_agent_policy\./,
         );
         const applied = await migrateToLatest(scoped.db);
-        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success']);
+        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success', '0013_agent_policy:Success']);
         assert.deepEqual((await schemaState(scoped.db)).pending, []);
         const { rows } = await sql<{ column_name: string }>`
           SELECT column_name FROM information_schema.columns WHERE table_schema = 'host_prefs' AND table_name = 'agent_discovery_settings' ORDER BY 1`.execute(scoped.db);
@@ -324,9 +324,9 @@ for (const backend of backends as Backend[]) {
       const scoped = await hostSchema(demo, 'host_moved');
       try {
         await sql`CREATE TABLE host_moved.agent_discovery_settings (id boolean PRIMARY KEY DEFAULT true CHECK (id), description text, noindex boolean, sitemap_url text, llms_notes text, modified timestamptz NOT NULL DEFAULT now())`.execute(scoped.db);
-        assert.deepEqual((await schemaState(scoped.db)).pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version']);
+        assert.deepEqual((await schemaState(scoped.db)).pending, ['0005_ai_preferences', '0006_settings_document', '0007_agent_traffic', '0008_visibility_log', '0010_content_version', '0013_agent_policy']);
         const applied = await migrateToLatest(scoped.db);
-        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success']);
+        assert.deepEqual(applied.results?.map((r) => `${r.migrationName}:${r.status}`), ['0005_ai_preferences:Success', '0006_settings_document:Success', '0007_agent_traffic:Success', '0008_visibility_log:Success', '0010_content_version:Success', '0013_agent_policy:Success']);
         assert.deepEqual((await schemaState(scoped.db)).pending, []);
       } finally {
         await scoped.close();

@@ -233,7 +233,7 @@ for (const backend of backends) {
         const row = byAgent.get(agent);
         assert.ok(row, `a row for ${agent}: ${[...byAgent.keys()].join(', ')}`);
         assert.deepEqual(
-          { operator: row[1], purpose: row[2], requests: Number(row[3]), markdown: row[5], status: row[8] },
+          { operator: row[1], purpose: row[2], requests: Number(row[3]), markdown: row[5], status: row[9] },
           want,
           agent,
         );

@@ -101,8 +101,8 @@ export function offersPrice(req: Pick<Request, 'headers'>, price: string): boole
 export function createAgentGate(parts: AgentGateParts): AgentGate {
   const take = createBuckets();
 
-  async function evaluate(req: Request): Promise<AgentDecision> {
-    const identity = await parts.identifier.identify(identifiedRequest(req));
+  /** The decision for a request once it is identified (synchronous: a decision never waits). */
+  function decideFor(req: Request, identity: AgentIdentity): AgentDecision {
     const served = (rule: number | null = null): AgentDecision => ({ action: 'allow', status: 200, identity, rule, outcome: 'served' });
     // robots.txt is everyone's: it is where the policy is read.
     if (req.path === PATHS.robotsTxt.template) return served();
@@ -135,6 +135,13 @@ export function createAgentGate(parts: AgentGateParts): AgentGate {
     return served(d.rule);
   }
 
+  /** Identifies and decides: at once for an unsigned request, after the cached-key check for a signed one. */
+  function evaluate(req: Request): AgentDecision | Promise<AgentDecision> {
+    const request = identifiedRequest(req);
+    const now = parts.identifier.identifyNow(request);
+    return now ? decideFor(req, now) : parts.identifier.identify(request).then((identity) => decideFor(req, identity));
+  }
+
   const counting = () => parts.traffic !== undefined && parts.traffic.active();
   const deciding = () => parts.policy().active || Object.keys(parts.purposeLimits).length > 0;
 
@@ -146,7 +153,7 @@ export function createAgentGate(parts: AgentGateParts): AgentGate {
     if (!count && !deciding()) return next();
     if (count) startMark(req);
     const time = Date.now();
-    evaluate(req).then((decision) => {
+    const act = (decision: AgentDecision) => {
       if (count) res.once('finish', () => parts.traffic!.count(req, res, decision.identity, time));
       if (decision.outcome !== 'served') markOutcome(req, decision.outcome);
       if (decision.answer) return sendPolicyAnswer(req, res, decision.answer, answerFormat(req, parts.mcpPath), parts.places());
@@ -158,7 +165,16 @@ export function createAgentGate(parts: AgentGateParts): AgentGate {
         });
       }
       next();
-    }, next);
+    };
+    // An unsigned request is decided at once, in this tick (no promise between the request and the route).
+    let decided: AgentDecision | Promise<AgentDecision>;
+    try {
+      decided = evaluate(req);
+    } catch (error) {
+      return next(error);
+    }
+    if (decided instanceof Promise) decided.then(act, next);
+    else act(decided);
   };
 
   return {

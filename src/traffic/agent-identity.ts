@@ -45,6 +45,8 @@ export interface AgentIdentifier {
    * keys only, reverse DNS from the cache (a check is started when none is cached). Never waits on the network.
    */
   identify(request: IdentifiedRequest, classification?: AgentClassification): Promise<AgentIdentity>;
+  /** `identify` without a promise, for an unsigned request (nothing to await); `undefined` for a signed one. */
+  identifyNow(request: IdentifiedRequest): AgentIdentity | undefined;
   /** As `identify`, but a signature may wait for its key directory (bounded by the verifier's timeout): for counts, after the answer. */
   identifyPatiently(request: IdentifiedRequest, classification?: AgentClassification): Promise<AgentIdentity>;
 }
@@ -100,7 +102,11 @@ export function createAgentIdentifier(parts: AgentIdentifierParts): AgentIdentif
         return identity(c, 'verified', 'signature', null);
       }
     }
-    const reason = check?.reason ?? null;
+    return settle(request, c, check?.reason ?? null);
+  }
+
+  /** What the address says of a classified request (ranges, cached DNS), after its signature (if any) did not verify. */
+  function settle(request: IdentifiedRequest, c: AgentClassification, reason: ClaimReason | null): AgentIdentity {
     if (!c.known) return identity(c, 'unverified', null, reason);
     const ranges = parts.ranges();
     const lists = ranges.lists.get(c.agent);
@@ -123,6 +129,7 @@ export function createAgentIdentifier(parts: AgentIdentifierParts): AgentIdentif
 
   return {
     classify,
+    identifyNow: (request) => (request.signed ? undefined : settle(request, classify(request), null)),
     identify: (request, classification) => run(request, classification, true),
     identifyPatiently: (request, classification) => run(request, classification, false),
   };
