@@ -57,6 +57,12 @@ for (const backend of backends) {
       assert.deepEqual(lines(report), lines(expected));
       assert.deepEqual(report.resources.map((r) => [r.id, r.requests]), expected.resources.map((r) => [r.id, r.requests]));
       assert.deepEqual(report.referrals, expected.referrals);
+      // The crawl-to-referral ratio: OpenAI's crawlers (gptbot, not the spoofed claims of its name) per visit ChatGPT referred.
+      assert.deepEqual(report.operators, expected.operators);
+      const openai = report.operators.find((o) => o.operator === 'OpenAI')!;
+      const gptRequests = requests.filter((r) => r.agent === 'gptbot').reduce((n, r) => n + r.requests, 0);
+      const chatgptVisits = batch.referrals.reduce((n, r) => n + r.visits, 0);
+      assert.deepEqual(openai, { operator: 'OpenAI', crawlRequests: gptRequests, referrals: chatgptVisits, crawlsPerReferral: Math.round((gptRequests / chatgptVisits) * 10) / 10 });
       assert.equal(report.agents.find((l) => l.agent === 'spoofed:gptbot')?.spoofedShare, 1);
       assert.equal(report.agents.find((l) => l.agent === 'gptbot')?.methods.ranges, report.agents.find((l) => l.agent === 'gptbot')?.requests);
     });

@@ -59,6 +59,7 @@ export function formatTrafficReport(r: TrafficReport): string {
     '',
     r.referrals.length ? pad([['assistant', 'visits', 'landing page'], ...r.referrals.map((x) => [x.assistant, String(x.visits), x.landing])]) : 'No referred visits in this range.',
     '',
+    ...(r.operators.length ? [pad([['operator', 'crawler requests', 'referred visits', 'crawls per visit'], ...r.operators.map((o) => [o.operator, String(o.crawlRequests), String(o.referrals), o.crawlsPerReferral === null ? '-' : String(o.crawlsPerReferral)])]), ''] : []),
     ...(r.charges?.length ? [pad([['charged agent', 'requests', 'amount (USD)'], ...r.charges.map((c) => [c.agent, String(c.requests), c.amountUsd])]), ''] : []),
   ];
   return lines.join('\n');

@@ -19,6 +19,14 @@ const referrersSchema = z.object({
   ),
 });
 
+let operators: ReadonlyMap<string, string> | undefined;
+
+/** The operator of each assistant key (`chatgpt` → `OpenAI`), from the same file. */
+export function assistantOperators(): ReadonlyMap<string, string> {
+  operators ??= new Map(referrersSchema.parse(JSON.parse(readFileSync(AI_REFERRERS_FILE, 'utf8'))).assistants.map((a) => [a.key, a.operator]));
+  return operators;
+}
+
 /** The longest Referer or landing path read; longer landing paths are counted under their first 200 characters. */
 const MAX_REFERER_CHARS = 2048;
 const MAX_LANDING_CHARS = 200;

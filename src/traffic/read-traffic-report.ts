@@ -27,6 +27,6 @@ export async function readTrafficReport(
     const rows = await db.selectFrom('rsc').select(['id', 'title']).where('id', 'in', ids).execute();
     for (const row of rows) titles.set(Number(row.id), localize(row.title, language, language));
   }
-  const report = summarizeTraffic(batch, range.since, range.until, pending.requests, titles, { daily: stored.daily, referralVisits: stored.referralVisits, requestRows: stored.requests.length, referralRows: stored.referrals.length });
+  const report = summarizeTraffic(batch, range.since, range.until, pending.requests, titles, { daily: stored.daily, referralVisits: stored.referralVisits, requestRows: stored.requests.length, referralRows: stored.referrals.length, referralsByAssistant: stored.referralsByAssistant });
   return { ...report, charges };
 }

@@ -3,6 +3,7 @@ import type { CountsBatch } from './traffic-counts.js';
 import { MARKDOWN_SURFACES } from './traffic-mark.js';
 import { hourOf } from './traffic-counts.js';
 import { OTHER_RESOURCE } from './traffic-store.js';
+import { assistantOperators } from './ai-referrals.js';
 
 /** One agent's line of the report. */
 export interface AgentTrafficLine {
@@ -44,6 +45,12 @@ export interface TrafficReport {
   resources: { id: number; title: string | null; requests: number; byPurpose: Record<string, number> }[];
   /** Human visits referred by AI assistants, by assistant and landing path (at most 50). */
   referrals: { assistant: string; landing: string; visits: number }[];
+  /**
+   * Per operator, the requests of its crawlers and fetchers (training, search and user-fetch agents it operates;
+   * spoofed ones are not its) against the human visits its assistants referred: the crawl-to-referral ratio
+   * (`crawlsPerReferral`, null with no referral), crawled most first.
+   */
+  operators: { operator: string; crawlRequests: number; referrals: number; crawlsPerReferral: number | null }[];
   /** Requests counted in this process and not yet flushed (included above). */
   pending: number;
   /**
@@ -73,6 +80,7 @@ export function summarizeTraffic(
     /** How many of the batch's first request and referral rows are the stored aggregates. */
     readonly requestRows: number;
     readonly referralRows: number;
+    readonly referralsByAssistant: readonly { assistant: string; visits: number }[];
   },
 ): TrafficReport {
   // With `stored`, the batch's first rows are the range's aggregates (their hour is the range's start): the
@@ -141,6 +149,10 @@ export function summarizeTraffic(
     else referrals.set(key, { assistant: r.assistant, landing: r.landing, visits: r.visits });
   }
   if (stored) totals.referrals += stored.referralVisits;
+  const operators = crawlToReferral(agents.values(), [
+    ...(stored?.referralsByAssistant ?? []),
+    ...batch.referrals.filter((r, index) => index >= (stored?.referralRows ?? 0) && inRange(r.hour)),
+  ]);
   const share = (n: number, of: number) => (of ? Math.round((n / of) * 1000) / 1000 : 0);
   return {
     range: { since: since.toISOString(), until: until.toISOString() },
@@ -160,8 +172,26 @@ export function summarizeTraffic(
       .slice(0, 20)
       .map(([id, line]) => ({ id, title: id === OTHER_RESOURCE ? 'Other resources (each read less than the 500 most read of its hour)' : (titles.get(id) ?? null), ...line })),
     referrals: [...referrals.values()].sort((a, b) => b.visits - a.visits || a.landing.localeCompare(b.landing)).slice(0, 50),
+    operators,
     pending,
   };
+}
+
+const CRAWLING: ReadonlySet<string> = new Set(['training', 'search', 'user-fetch']);
+
+/** The crawl-to-referral ratio per operator, from the agent lines and the referred visits per assistant. */
+function crawlToReferral(lines: Iterable<{ operator: string | null; purpose: string; requests: number }>, referrals: readonly { assistant: string; visits: number }[]) {
+  const byOperator = new Map<string, { crawlRequests: number; referrals: number }>();
+  const of = (operator: string) => byOperator.get(operator) ?? (byOperator.set(operator, { crawlRequests: 0, referrals: 0 }), byOperator.get(operator)!);
+  for (const l of lines) if (l.operator && CRAWLING.has(l.purpose)) of(l.operator).crawlRequests += l.requests;
+  const assistants = assistantOperators();
+  for (const r of referrals) {
+    const operator = assistants.get(r.assistant);
+    if (operator) of(operator).referrals += r.visits;
+  }
+  return [...byOperator]
+    .map(([operator, n]) => ({ operator, ...n, crawlsPerReferral: n.referrals ? Math.round((n.crawlRequests / n.referrals) * 10) / 10 : null }))
+    .sort((a, b) => b.crawlRequests - a.crawlRequests || b.referrals - a.referrals || a.operator.localeCompare(b.operator));
 }
 
 /** The resources a report's counts name, most read first (the ids whose titles a caller reads). */

@@ -87,6 +87,8 @@ export interface StoredTraffic {
   /** The most visited (assistant, landing) pairs (at most `top`), and every referred visit of the range. */
   readonly referrals: ReferralCount[];
   readonly referralVisits: number;
+  /** Every referred visit of the range per assistant. */
+  readonly referralsByAssistant: { assistant: string; visits: number }[];
 }
 
 /**
@@ -103,7 +105,7 @@ export interface StoredTraffic {
  */
 export async function readStoredTraffic(db: Kysely<Database>, since: Date, until: Date, top = 200): Promise<StoredTraffic> {
   const sinceMs = since.getTime();
-  const [requests, daily, resources, referrals, visits] = await Promise.all([
+  const [requests, daily, resources, referrals, visits, byAssistant] = await Promise.all([
     sql<{ agent: string; purpose: string; verdict: string; method: string; reason: string; outcome: string; surface: string; tool: string; status_class: number; operator: string | null; requests: string; violations: string; last_seen: Date }>`
       SELECT agent, purpose, verdict, method, reason, outcome, surface, tool, status_class, max(operator) AS operator,
         sum(requests) AS requests, sum(robots_violations) AS violations, max(last_seen) AS last_seen
@@ -126,6 +128,7 @@ export async function readStoredTraffic(db: Kysely<Database>, since: Date, until
       WHERE hour >= ${since} AND hour < ${until}
       GROUP BY assistant, landing ORDER BY sum(visits) DESC, landing LIMIT ${top}`.execute(db),
     sql<{ visits: string | null }>`SELECT sum(visits) AS visits FROM agent_discovery_traffic_referral WHERE hour >= ${since} AND hour < ${until}`.execute(db),
+    sql<{ assistant: string; visits: string }>`SELECT assistant, sum(visits) AS visits FROM agent_discovery_traffic_referral WHERE hour >= ${since} AND hour < ${until} GROUP BY assistant`.execute(db),
   ]);
   return {
     requests: requests.rows.map((r) => ({
@@ -149,6 +152,7 @@ export async function readStoredTraffic(db: Kysely<Database>, since: Date, until
     resources: resources.rows.map((r) => ({ hour: sinceMs, resourceId: Number(r.resource_id), purpose: r.purpose, requests: Number(r.requests) })),
     referrals: referrals.rows.map((r) => ({ hour: sinceMs, assistant: r.assistant, landing: r.landing, visits: Number(r.visits) })),
     referralVisits: Number(visits.rows[0]?.visits ?? 0),
+    referralsByAssistant: byAssistant.rows.map((r) => ({ assistant: r.assistant, visits: Number(r.visits) })),
   };
 }
 
