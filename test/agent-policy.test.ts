@@ -187,6 +187,15 @@ for (const backend of backends) {
       close = async () => {};
       const rows = (await sql<{ agent: string; requests: string; amount_micros: string }>`SELECT agent, requests, amount_micros FROM agent_discovery_charges`.execute(content.db)).rows;
       assert.deepEqual(rows.map((r) => [r.agent, Number(r.requests), Number(r.amount_micros)]), [['bingbot', 2, 4000]]);
+      // Verification read the addresses; nothing written keeps one (nor a user agent's text).
+      const dump = JSON.stringify(
+        await Promise.all(
+          ['agent_discovery_traffic', 'agent_discovery_traffic_resource', 'agent_discovery_traffic_referral', 'agent_discovery_charges', 'agent_discovery_policy_log'].map(
+            async (t) => (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(t)}`.execute(content.db)).rows,
+          ),
+        ),
+      );
+      for (const secret of [...Object.values(FROM), 'Mozilla', 'Googlebot/2.1']) assert.ok(!dump.includes(secret), `${secret} is stored`);
     });
   });
 }

@@ -174,7 +174,7 @@ for (const backend of backends) {
       // Everything is written now (A flushed at close): the stored rows hold no IP, cookie, query string or user agent.
       const dump = JSON.stringify(
         await Promise.all(
-          ['agent_discovery_traffic', 'agent_discovery_traffic_resource', 'agent_discovery_traffic_referral'].map(
+          ['agent_discovery_traffic', 'agent_discovery_traffic_resource', 'agent_discovery_traffic_referral', 'agent_discovery_charges', 'agent_discovery_policy_log'].map(
             async (t) => (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(t)}`.execute(content.db)).rows,
           ),
         ),
