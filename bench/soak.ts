@@ -8,8 +8,9 @@
  *
  *   npx tsx bench/soak.ts [--pglite]
  *   BENCH_SOAK_SECONDS (default 120), BENCH_SOAK_CLIENTS (default 8), BENCH_SOAK_EDIT_MS (default 5000,
- *   0: no edits), BENCH_SOAK_FULL_MS (default 10000), BENCH_SOAK_DB (the PostgreSQL database, default
- *   ead_bench_soak)
+ *   0: no edits), BENCH_SOAK_FULL_MS (default 10000), BENCH_SOAK_FILL (articles added to the demo
+ *   content, default 400), BENCH_SOAK_DB (the PostgreSQL database, default ead_bench_soak, or
+ *   ead_bench_soak_<fill> for another fill)
  *
  * Goal (issue 32): 0 responses ≥ 500 on either backend.
  */
@@ -21,13 +22,13 @@ import { createExampleSite } from '../example-site/app.js';
 import { keptHarbourLog, seedHarbourLog } from './harbour-log.js';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB_NAME = process.env.BENCH_SOAK_DB ?? 'ead_bench_soak';
+/** Articles added to the demo content, so llms-full.txt reaches its budget and search has pages to walk. */
+const FILL = Number(process.env.BENCH_SOAK_FILL ?? 400);
+const DB_NAME = process.env.BENCH_SOAK_DB ?? (FILL === 400 ? 'ead_bench_soak' : `ead_bench_soak_${FILL}`);
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 120);
 const CLIENTS = Number(process.env.BENCH_SOAK_CLIENTS ?? 8);
 const EDIT_MS = Number(process.env.BENCH_SOAK_EDIT_MS ?? 5000);
 const FULL_MS = Number(process.env.BENCH_SOAK_FULL_MS ?? 10_000);
-/** Articles added to the demo content, so llms-full.txt reaches its budget and search has pages to walk. */
-const FILL = 400;
 const PGLITE = process.argv.includes('--pglite');
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -114,7 +115,7 @@ async function main(): Promise<void> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['serve'], { env: { ...process.env, ...(url ? { BENCH_DB_URL: url } : {}) } });
   const { port, ids } = await new Promise<{ port: number; ids: number[] }>((resolve, reject) => child.once('message', resolve as never).once('exit', reject));
   const origin = `http://127.0.0.1:${port}`;
-  write(`# soak (${new Date().toISOString()}): ${PGLITE ? 'PGlite in memory' : 'PostgreSQL'}, ${CLIENTS} clients, ${SECONDS} s, llms-full.txt every ${FULL_MS / 1000} s, an edit every ${EDIT_MS / 1000} s`);
+  write(`# soak (${new Date().toISOString()}): ${PGLITE ? 'PGlite in memory' : 'PostgreSQL'}, the demo content and ${FILL} articles, ${CLIENTS} clients, ${SECONDS} s, llms-full.txt every ${FULL_MS / 1000} s, an edit every ${EDIT_MS / 1000} s`);
   const samples: Sample[] = [];
   const until = Date.now() + SECONDS * 1000;
   let counter = 0;

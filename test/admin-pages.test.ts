@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { createAgentDiscovery } from '../src/index.js';
 import { openDemoDatabase } from './support/demo.js';
 import { Migrator } from 'kysely/migration';
-import { backends, type TestDatabase } from './support/backends.js';
+import { backends, surfaceBackends, type TestDatabase } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { createExampleSite } from '../example-site/app.js';
 import { adminCookie } from '../example-site/session.js';
@@ -60,7 +60,7 @@ const settingsFields = (token: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`agent admin pages (${backend.name})`, () => {
     let running: RunningSite;
     let content: TestDatabase;

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
-import { backends } from './support/backends.js';
+import { backends, surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, type Listening } from './support/mcp-client.js';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
@@ -20,7 +20,7 @@ const OTHER_ORIGIN = 'http://agent.example.net';
 
 const corsHeaders = (res: Response) => [...res.headers.keys()].filter((k) => k.startsWith('access-control-'));
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`CORS on negotiated Markdown and /id/{id} [${backend.name}]`, () => {
     let site: RunningSite;
     let off: { origin: string; close(): Promise<void> };

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import { sql } from '../src/index.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, type Listening } from './support/mcp-client.js';
 import { idOf } from './support/demo.js';
@@ -50,7 +50,7 @@ const until = async (what: string, holds: () => boolean, ms = 8000) => {
   }
 };
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`IndexNow submissions [${backend.name}]`, () => {
     let endpoint: Awaited<ReturnType<typeof indexNowServer>>;
     let site: RunningSite;

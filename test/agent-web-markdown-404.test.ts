@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
-import { backends } from './support/backends.js';
+import { backends, surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, type Listening } from './support/mcp-client.js';
 import { idOf, pluginApp } from './support/demo.js';
@@ -25,7 +25,7 @@ async function assertMarkdown404(res: Response, what: string): Promise<string> {
   return text;
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Markdown 404s on the host's pages [${backend.name}]`, () => {
     let site: RunningSite;
     let hidden: number;

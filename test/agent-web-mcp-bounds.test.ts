@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { callError, connectMcp, walkRest, type ToolCaller } from './support/mcp-client.js';
 import { connectMcpV2, type V2Connection } from './support/mcp-v2-client.js';
@@ -53,7 +53,7 @@ async function walkBounded(client: ToolCaller, name: string, args: Record<string
 /** A paragraph of about 400 characters; `n` of them make a long article. */
 const paragraph = (i: number) => `<p>Paragraph ${i}: ${'the tide comes in over the old harbour wall and goes out again, '.repeat(6)}</p>`;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`bounded MCP answers [${backend.name}]`, () => {
     let site: RunningSite;
     let mcpUrl: string;

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen } from './support/mcp-client.js';
 import { idOf } from './support/demo.js';
@@ -25,7 +25,7 @@ async function assertMarkdown404(res: Response, what: string): Promise<void> {
   assert.ok(!SECRET.test(text), `${what}: nothing of a hidden page`);
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`.md twins of the pages [${backend.name}]`, () => {
     let site: RunningSite;
     let welcome: number;

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen } from './support/mcp-client.js';
 import { createExampleSite } from '../example-site/app.js';
@@ -41,7 +41,7 @@ const post = (origin: string, body: unknown, headers: Record<string, string> = {
 /** The messages of a Server-Sent Events body, each `data:` line parsed. */
 const events = (body: string) => body.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.replace(/^data: /, '')) as Record<string, any>);
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`NLWeb /ask in list mode [${backend.name}]`, () => {
     let site: RunningSite;
     before(async () => {

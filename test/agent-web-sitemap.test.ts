@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { validateXML } from 'xmllint-wasm';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, walkRest } from './support/mcp-client.js';
 import { REPO_ROOT } from './support/repo.js';
@@ -54,7 +54,7 @@ function assertReciprocal(urls: readonly SitemapUrl[]): void {
   }
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`sitemap.xml [${backend.name}]`, () => {
     let site: RunningSite;
     before(async () => {

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen } from './support/mcp-client.js';
 import { createExampleSite } from '../example-site/app.js';
@@ -32,7 +32,7 @@ function frontMatter(markdown: string): Record<string, string> {
 
 const sha256 = (bytes: ArrayBuffer) => `sha256:${createHash('sha256').update(new Uint8Array(bytes)).digest('hex')}`;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the Agent Skills index and its SKILL.md [${backend.name}]`, () => {
     let site: RunningSite;
     before(async () => {

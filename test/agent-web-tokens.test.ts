@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { idOf } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
@@ -12,7 +12,7 @@ const MARKDOWN = 'text/markdown, text/html, */*';
 
 const estimate = (bytes: number) => Math.ceil(bytes / 4);
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`x-markdown-tokens on every Markdown answer [${backend.name}]`, () => {
     let site: RunningSite;
     let paths: { path: string; accept?: string; status: number }[];

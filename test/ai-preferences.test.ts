@@ -4,7 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { backends, type Backend } from './support/backends.js';
+import { surfaceBackends, type Backend } from './support/backends.js';
 import { openDemoDatabase, DEMO_PLUGIN_OPTIONS, type DemoDatabase } from './support/demo.js';
 import { createAgentDiscovery, type AgentDiscoveryOptions } from '../src/index.js';
 import { resolveOptions } from '../src/options.js';
@@ -99,7 +99,7 @@ describe('AI preferences: the values and the crawler rules', () => {
   });
 });
 
-for (const backend of backends as Backend[]) {
+for (const backend of surfaceBackends as Backend[]) {
   describe(`robots.txt, Content-Usage and CORS [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let about: number;

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type ExpressFlavour, type HostApp } from './support/fetchkit.js';
 import { DEMO } from '../example-site/seed.js';
@@ -29,7 +29,7 @@ const UNKNOWN_API_PATHS = [
   '/api/agent/foo?text=x',
 ];
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   for (const flavour of ['express5', 'express4'] as ExpressFlavour[]) {
     describe(`GET /api/agent and unknown API paths [${backend.name}, ${flavour} host]`, () => {
       let demo: DemoDatabase;

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARD_PLACEHOLDER_PUBLISHER, ardIdentifier, ardPublisher } from '../src/discovery/ard-manifest.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 
@@ -46,7 +46,7 @@ describe('the ARD publisher rule', () => {
   }
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/.well-known/ard.json identifiers over HTTP [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let host: HostApp;

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { DEMO } from '../example-site/seed.js';
 
@@ -20,7 +20,7 @@ const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
 // The administrator's view in a real browser, without JavaScript: sign in, reach the agent admin pages
 // from the site's navigation, read the inspector's reasons, change a setting, run Verify; anonymous
 // visitors get 404. Then the site's own editor makes a resource private and agents lose it at once.
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the administrator in a real browser (Debian Chromium, ${backend.name})`, { skip: chromiumSkip }, () => {
     let running: RunningSite;
     let base: string;

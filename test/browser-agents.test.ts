@@ -5,7 +5,7 @@ import path from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
 import { LOOPBACK_RANGES } from './support/loopback-ranges.js';
@@ -156,7 +156,7 @@ const hexRgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => N
 // first over HTTP, then the page must show them, counted but not yet written, as the chart, the
 // legend, the agents table, the resources read and the AI referrals; a screenshot is decoded and the
 // bars found in it in their purpose colours. Anonymous and forged visitors get the site's 404.
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the Agents page in a real browser (Debian Chromium, ${backend.name})`, { skip: chromiumSkip }, () => {
     let running: RunningSite;
     let base: string;

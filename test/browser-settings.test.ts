@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { HOSTILE_DESCRIPTION, HOSTILE_NOTES, publishedTexts, renderMarkdown, startAdminHost, type AdminHost } from './support/published-text.js';
 
 // The Settings page's traps, done by hand in a real browser without JavaScript: each typed text is
@@ -14,7 +14,7 @@ after(async () => {
   await browser?.close();
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the Settings page by hand (Debian Chromium, JavaScript off, ${backend.name})`, { skip: chromiumSkip }, () => {
     let content: TestDatabase;
     let host: AdminHost;

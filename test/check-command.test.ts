@@ -14,7 +14,7 @@ import { runCheck } from './support/check-cli.js';
  */
 const SLOW_MACHINE_TIMEOUT = '20000';
 import { checkReportSchema, runSiteChecks, DEFAULT_MAX_REQUESTS, type CheckReport } from '../src/check/index.js';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { idOf } from './support/demo.js';
 import { analyze } from './support/fetchkit.js';
 import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';
@@ -69,7 +69,7 @@ const CHECK_IDS = Object.keys(CHECK_CATALOG);
 
 const execFileAsync = promisify(execFile);
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`check against the example site [${backend.name}]`, () => {
     let content: TestDatabase;
     let web: CheckedSite;

@@ -12,7 +12,7 @@ import express from 'express';
 import { CHECK_CATALOG, checkReportSchema, readinessScore, type CheckReport, type CheckResult } from '../src/check/index.js';
 import { siteLinks } from '../src/links/site-links.js';
 import { SITE_LINK_RELS } from '../src/link-relations.js';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { runCheck } from './support/check-cli.js';
 import { LOOPBACK, startCheckedSite, type CheckedSite } from './support/agent-ready-site.js';
 import { adminCookie } from '../example-site/session.js';
@@ -97,7 +97,7 @@ describe('the readiness score', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`check grades the example site [${backend.name}]`, () => {
     let content: TestDatabase;
     let ready: CheckedSite;
@@ -217,7 +217,7 @@ for (const backend of backends) {
   });
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Verify on the admin page [${backend.name}]`, () => {
     let content: TestDatabase;
     let local: CheckedSite;

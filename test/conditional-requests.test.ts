@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { isNotModified, parseIfNoneMatch } from '../src/http/conditional.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { DEMO } from '../example-site/seed.js';
@@ -46,7 +46,7 @@ const DIRECTIVES: Record<string, Record<string, string>> = {
   'Cache-Control: max-age=0': { 'Cache-Control': 'max-age=0' },
 };
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`conditional requests on every plugin representation [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let host: HostApp;

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { createExampleSite, type ExampleSite } from '../example-site/app.js';
 import { DEMO, seedDemoContent } from '../example-site/seed.js';
 import { anonymousVisible } from '../src/content/visibility.js';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { parseLinkHeaders, rawRequest } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
 import { connectMcp } from './support/mcp-client.js';
@@ -70,7 +70,7 @@ async function pool<T>(items: readonly T[], width: number, work: (item: T) => Pr
   }));
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`every link an agent can find on the example site resolves [${backend.name}]`, () => {
     let content: TestDatabase;
     let site: ExampleSite;

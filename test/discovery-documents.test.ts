@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, headerLines, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
@@ -34,7 +34,7 @@ function parseLlmsTxt(text: string) {
 
 const json = (body: string) => JSON.parse(body) as Record<string, any>;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`discovery documents [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let host: HostApp;

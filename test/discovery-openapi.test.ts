@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { resourcePath } from '../src/facade/resource-route.js';
@@ -10,7 +10,7 @@ import { searchQuery } from '../src/facade/search-route.js';
 import { buildOpenApi } from '../src/discovery/openapi.js';
 import type { OperationSpec } from '../src/http/operations.js';
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/openapi.json [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let host: HostApp;

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { createExampleSite } from '../example-site/app.js';
 import { DEMO } from '../example-site/seed.js';
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`example site [${backend.name}]`, () => {
     it('serves the home page and a resource page; /id/:id redirects to the page', async () => {
       const content = await backend.open();

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import {
@@ -32,7 +32,7 @@ function assertSameLinks(page: FetchKitPage): void {
   assert.deepEqual(page.headerLinks.filter(ours).map(key).sort(), page.headLinks.filter(ours).map(key).sort());
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   for (const flavour of ['express5', 'express4'] as const) {
     describe(`FetchKit-style client on a ${flavour} host [${backend.name}]`, () => {
       let demo: DemoDatabase;

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { backends, surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, fetchPage, rawRequest, type DiscoveredLink, type FetchKitPage } from './support/fetchkit.js';
 import { ACCEPT, HOST_FEED, linksByRel, startPageHost, type PageHost } from './support/page-host.js';
@@ -26,7 +26,7 @@ function assertAlternatesIn(page: FetchKitPage, origin: string, id: number, lang
   }
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Language-correct alternates [${backend.name}]`, () => {
     let demo: DemoDatabase;
     const hosts: Record<string, PageHost> = {};

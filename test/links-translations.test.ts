@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { fetchPage, type DiscoveredLink, type FetchKitPage } from './support/fetchkit.js';
 import { startPageHost, type PageHost } from './support/page-host.js';
@@ -20,7 +20,7 @@ function assertTranslations(page: FetchKitPage, want: (string | undefined)[][], 
   }
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Translations linked [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let host: PageHost;

@@ -9,7 +9,7 @@ import { buildCategoryLlmsTxt } from '../src/discovery/category-llms-txt.js';
 import { resolveOptions } from '../src/options.js';
 import { insertCategory, insertResource } from '../example-site/content-store.js';
 import { DEMO } from '../example-site/seed.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { DEMO_PLUGIN_OPTIONS, openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { ReferenceParseError, parseLlmsFile } from './support/llms-txt-reference.js';
 
@@ -88,7 +88,7 @@ describe('llmsNotes and llmsNewest options', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/llms.txt newest section and notes [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;
@@ -203,7 +203,7 @@ describe('buildCategoryLlmsTxt', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/llms/{category}.txt [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

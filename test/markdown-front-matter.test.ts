@@ -9,7 +9,7 @@ import { renderFrontMatter, yamlString } from '../src/markdown/front-matter.js';
 import { formatSize } from '../src/markdown/medium.js';
 import { insertMedium, insertResource } from '../example-site/content-store.js';
 import { DEMO } from '../example-site/seed.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 
 const FIXTURES = path.resolve('test/fixtures/markdown-templates');
@@ -97,7 +97,7 @@ describe('YAML front matter strings', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Markdown front matter and media [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { Express } from 'express';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import { createExampleSite } from '../example-site/app.js';
@@ -15,7 +15,7 @@ import { CORPUS, STUDIED_FAMILIES, type Family } from './fixtures/markdown-corpu
 const FIXTURES = path.resolve('test/fixtures/markdown-templates');
 const EXAMPLE_TEMPLATES = path.resolve('example-site/templates');
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Markdown route [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Browser } from 'playwright-core';
-import { backends } from './support/backends.js';
+import { backends, surfaceBackends } from './support/backends.js';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
@@ -64,7 +64,7 @@ describe('the vendored schemas reject what they must', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`MCP server card, AI Catalog and ARD [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let on: HostApp;

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, fetchPage, headerLines, parseLinkHeaders, probeConventionalPaths, rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { callOk, connectMcp } from './support/mcp-client.js';
@@ -24,7 +24,7 @@ async function assertArdEntry(entry: Record<string, any>, host: string): Promise
   assert.equal(String(res.headers['content-type']).split(';')[0], entry.type, 'served with the type the entry names');
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`MCP discovery [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let on: HostApp;

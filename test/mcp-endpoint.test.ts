@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { callError, callOk, connectMcp, walkRest, walkTool } from './support/mcp-client.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { adminCookie } from '../example-site/session.js';
@@ -18,7 +18,7 @@ const restJson = async (url: string, headers: Record<string, string> = {}) => {
   return { status: res.status, text: await res.text() };
 };
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`MCP endpoint of the example site [${backend.name}]`, () => {
     let web: RunningSite;
     let client: Client;

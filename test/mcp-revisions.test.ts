@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { callError, callOk, connectMcp, walkRest, walkTool } from './support/mcp-client.js';
 import { MODERN_REVISION, ModernMcpClient, ModernMcpError } from './support/mcp-modern-client.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
@@ -24,7 +24,7 @@ async function listAll(client: { listResources(p: { cursor?: string }): Promise<
   return pages;
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`MCP: 2026-07-28 and 2025-11-25 on one endpoint [${backend.name}]`, () => {
     let web: RunningSite;
     let legacy: Client;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceNotFoundError, UriTemplate } from '@modelcontextprotocol/client';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { idOf } from './support/demo.js';
 import { insertLeakStates, leakState, startLeakSite, type LeakSite } from './support/leak-states.js';
 import { callError, callOk, connectMcp, walkRest } from './support/mcp-client.js';
@@ -32,7 +32,7 @@ const SEARCHES: Record<string, string>[] = [
 const legacyResourcePage = (client: LegacyClient) => (cursor: string | undefined) => client.listResources(cursor === undefined ? {} : { cursor });
 const resourceId = (uri: string) => Number(/\/agent\/resource\/(\d+)\/markdown$/.exec(uri)![1]);
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`MCP: the v2 SDK client (2026-07-28) and the 1.x SDK client agree on the example site [${backend.name}]`, () => {
     let web: RunningSite;
     let mcpUrl: string;

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/openapi-core';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
 import { resolveOptions } from '../src/options.js';
@@ -17,7 +17,7 @@ async function lintServed(origin: string): Promise<NormalizedProblem[]> {
 const describeProblems = (problems: NormalizedProblem[]) =>
   problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`).join('\n');
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/openapi.json under Redocly's recommended ruleset [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let plain: HostApp;

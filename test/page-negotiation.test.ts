@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, headerLines, rawRequest } from './support/fetchkit.js';
 import { ACCEPT, linksByRel, startPageHost, type PageHost } from './support/page-host.js';
@@ -32,7 +32,7 @@ function linkHeader(res: Raw): string {
   return lines[0]!;
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`Markdown on page URLs [${backend.name}]`, () => {
     let demo: DemoDatabase;
     const hosts: Record<string, PageHost> = {};

@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { parseDocument } from 'yaml';
 import { createAgentDiscovery } from '../src/index.js';
 import { DEMO } from '../example-site/seed.js';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { parseLlmsFile } from './support/llms-txt-reference.js';
 import { startAdminHost, type AdminHost } from './support/published-text.js';
 
@@ -83,7 +83,7 @@ describe('the siteLicense and siteCopyright options', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the site licence and copyright in llms.txt, the front matter and the server card [${backend.name}]`, () => {
     let content: TestDatabase;
     let host: AdminHost;

@@ -266,3 +266,14 @@ export const backends: Backend[] = [
   pgliteBackend,
   ...(process.env.DATABASE_URL ? [postgresBackend(process.env.DATABASE_URL)] : []),
 ];
+
+/**
+ * The backends of a suite about the HTTP surface rather than the content's SQL: formats, headers,
+ * discovery documents, negotiation, MCP framing, browsers and the end-to-end walks (crawl, check)
+ * over the demo content. Their answers come from the same queries the content suites check on both
+ * backends, so they run on one: real PostgreSQL when DATABASE_URL is set (as in CI: the embedded
+ * PGlite costs a suite about 1.7 times the CPU, in the suite's own process), else PGlite.
+ * `TEST_BACKENDS=all` runs them on every backend. The content suites (visibility, caching, pushing,
+ * paging, search, faults, leaks, migrations) keep `backends`, both passes. See docs/testing.md.
+ */
+export const surfaceBackends: Backend[] = process.env.TEST_BACKENDS === 'all' ? backends : backends.slice(-1);
