@@ -187,7 +187,7 @@ for (const backend of backends) {
           }
           assert.doesNotMatch(JSON.stringify(entries), /SECRET/);
         }),
-        { numRuns: 6 },
+        { numRuns: backend.name === 'pglite' ? 3 : 6 },
       );
     });
 

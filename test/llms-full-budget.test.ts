@@ -137,7 +137,7 @@ for (const backend of backends) {
             await content.db.deleteFrom('rsc').where('id', 'in', ids.length ? ids : [0]).execute();
           }
         }),
-        { numRuns: 12 },
+        { numRuns: backend.name === 'pglite' ? 6 : 12 },
       );
     });
   });
