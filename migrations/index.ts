@@ -12,6 +12,7 @@ import * as contentVersion from './0010_content_version.js';
 import * as contentVersionTriggers from './0011_content_version_triggers.js';
 import * as putResourceFunction from './0012_put_resource_function.js';
 import * as agentPolicy from './0013_agent_policy.js';
+import * as publicationEndIndex from './0014_rsc_publication_end_idx.js';
 
 /** Every migration of the plugin, in order. A static record: no file-system scanning at start-up. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0011_content_version_triggers': contentVersionTriggers,
   '0012_put_resource_function': putResourceFunction,
   '0013_agent_policy': agentPolicy,
+  '0014_rsc_publication_end_idx': publicationEndIndex,
 };
 
 /**

@@ -68,9 +68,9 @@ const changedAt = (alias: string) => sql`greatest(${sql.ref(`${alias}.modified`)
  *   UNION ALL SELECT 0, l.id, l.at FROM agent_discovery_visibility_log l JOIN rsc r ON r.id = l.id WHERE l.public AND <anonymous-visible r> AND <not meta r> AND l.at > <r's change>
  *   UNION ALL SELECT 1, l.id, l.at FROM agent_discovery_visibility_log l WHERE NOT l.public
  *   UNION ALL SELECT 1, r.id, r.publication_end FROM rsc r WHERE <expired after public r>
- * ) e  -- each part also bounded by at >= $t
+ * ) e  -- each part also bounded by at >= $t and (at, kind, id) > ($t, $kind, $id), in that order, cut at offset + limit
  * LEFT JOIN rsc r ON e.kind = 0 AND r.id = e.id LEFT JOIN rsc cat ON <r's public category>
- * WHERE (e.at, e.kind, e.id) > ($t, $kind, $id) ORDER BY e.at, e.kind, e.id LIMIT $n
+ * ORDER BY e.at, e.kind, e.id LIMIT $n
  * ```
  */
 export async function readChanges(db: Kysely<Database>, q: ChangesQuery): Promise<ChangeRow[]> {
@@ -79,27 +79,40 @@ export async function readChanges(db: Kysely<Database>, q: ChangesQuery): Promis
   const log = sql.table('agent_discovery_visibility_log');
   const changed = sql.lit(CHANGE_KIND.changed);
   const removed = sql.lit(CHANGE_KIND.removed);
+  // Each part read in the feed's order and cut at the page's end (offset and limit): a page of the feed
+  // reads about a page of each part through its index (rsc_changed_idx, the log's (at, id),
+  // rsc_publication_end_idx), never the whole content; the union of the parts' first rows holds the
+  // feed's first rows.
+  const after = sql`(${t}, ${runtimeValue(kind)}::int, ${runtimeValue(id)})`;
+  const cut = sql.lit(q.offset + q.limit);
   const statement = sql<ChangeRow>`
     SELECT e.kind AS "kind", e.id AS "id", e.at AS "at",
       floor(extract(epoch FROM e.at))::bigint AS "at_s",
       ((extract(epoch FROM e.at) - floor(extract(epoch FROM e.at))) * 1000000)::bigint AS "at_us",
       r.name AS "name", r.language AS "language", r.modified AS "modified", ${optionalColumn(db, 'r', 'page_url')} AS "page_url", cat.name AS "category_name"
     FROM (
-      SELECT ${changed} AS kind, c.id, ${changedAt('c')} AS at FROM rsc c
+      (SELECT ${changed} AS kind, c.id, ${changedAt('c')} AS at FROM rsc c
         WHERE ${anonymousVisible('c')} AND ${notMeta('c')} AND ${changedAt('c')} >= ${t}
           AND NOT EXISTS (SELECT 1 FROM ${log} l WHERE l.id = c.id AND l.public AND l.at > ${changedAt('c')})
+          AND (${changedAt('c')}, ${changed}, c.id) > ${after}
+        ORDER BY ${changedAt('c')}, c.id LIMIT ${cut})
       UNION ALL
-      SELECT ${changed}, l.id, l.at FROM ${log} l JOIN rsc c ON c.id = l.id
+      (SELECT ${changed}, l.id, l.at FROM ${log} l JOIN rsc c ON c.id = l.id
         WHERE l.public AND ${anonymousVisible('c')} AND ${notMeta('c')} AND l.at >= ${t} AND l.at > ${changedAt('c')}
+          AND (l.at, ${changed}, l.id) > ${after}
+        ORDER BY l.at, l.id LIMIT ${cut})
       UNION ALL
-      SELECT ${removed}, l.id, l.at FROM ${log} l WHERE NOT l.public AND l.at >= ${t}
+      (SELECT ${removed}, l.id, l.at FROM ${log} l WHERE NOT l.public AND l.at >= ${t}
+          AND (l.at, ${removed}, l.id) > ${after}
+        ORDER BY l.at, l.id LIMIT ${cut})
       UNION ALL
-      SELECT ${removed}, c.id, c.publication_end FROM rsc c
+      (SELECT ${removed}, c.id, c.publication_end FROM rsc c
         WHERE ${expiredAfterPublic('c')} AND c.publication_end >= ${t}
+          AND (c.publication_end, ${removed}, c.id) > ${after}
+        ORDER BY c.publication_end, c.id LIMIT ${cut})
     ) e
     LEFT JOIN rsc r ON e.kind = ${changed} AND r.id = e.id
     LEFT JOIN rsc cat ON cat.id = r.category_id AND ${anonymousVisible('cat')}
-    WHERE (e.at, e.kind, e.id) > (${t}, ${runtimeValue(kind)}::int, ${runtimeValue(id)})
     ORDER BY e.at, e.kind, e.id
     LIMIT ${q.limit}${q.offset ? sql` OFFSET ${q.offset}` : sql``}`;
   return (await statement.execute(db)).rows;
