@@ -3,7 +3,7 @@ import { ITEM_SPAN } from '../recipes/directus/id-scheme.js';
 import { RecipeRequestError } from '../recipes/directus/recipe-request.js';
 import { StrapiModelError, readStrapiModel } from '../recipes/strapi/strapi-model.js';
 import { planStrapi, type StrapiPlan, type StrapiRequest } from '../recipes/strapi/strapi-plan.js';
-import { strapiSql, tryStrapiRecipe } from '../recipes/strapi/strapi-sql.js';
+import { strapiSql, tryStrapiRecipe } from '../recipes/strapi/strapi-recipe-sql.js';
 import { EXIT_OK, EXIT_USAGE, type CliIo } from './command.js';
 import { generateRecipe, recipeHeader, schemaOption, siteUrlOption } from './views-options.js';
 
