@@ -150,7 +150,7 @@ $$;`;
   GET DIAGNOSTICS c = ROW_COUNT;
   n := n + c;`;
   });
-  const closeBranches = plan.types.map((t) => `    WHEN ${t.number} THEN uid := ${literal(t.uid)}; lo := ${block(t)[0]}; hi := ${block(t)[1]};`);
+  const closeBranches = plan.types.map((t) => `    WHEN ${t.number} THEN type_uid := ${literal(t.uid)}; lo := ${block(t)[0]}; hi := ${block(t)[1]};`);
   return `${types.join('\n\n')}
 
 CREATE FUNCTION ${live}.refresh_state() RETURNS bigint LANGUAGE plpgsql AS $$
@@ -176,7 +176,7 @@ $$;
 
 -- Type k hidden (every type for -1) until the recipe is applied again: what cannot be followed is not served.
 CREATE FUNCTION ${live}.close_type(k integer, notice text) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE uid text; lo bigint; hi bigint;
+DECLARE type_uid text; lo bigint; hi bigint;
 BEGIN
   IF k = -1 THEN
 ${plan.types.map((t) => `    PERFORM ${live}.close_type(${t.number}, notice);`).join('\n')}
@@ -185,7 +185,7 @@ ${plan.types.map((t) => `    PERFORM ${live}.close_type(${t.number}, notice);`).
   CASE k
 ${closeBranches.join('\n')}
   END CASE;
-  INSERT INTO ${live}.broken (uid, notice) VALUES (uid, notice) ON CONFLICT (uid) DO UPDATE SET notice = EXCLUDED.notice;
+  INSERT INTO ${live}.broken (uid, notice) VALUES (type_uid, notice) ON CONFLICT (uid) DO UPDATE SET notice = EXCLUDED.notice;
   UPDATE ${s}.rsc SET visibility = 'closed' WHERE (id BETWEEN lo AND hi OR id = ${VOCABULARY_BASE + 100} + k) AND visibility <> 'closed';
 END
 $$;
