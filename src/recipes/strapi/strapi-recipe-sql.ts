@@ -1,4 +1,4 @@
-import type { Queryable } from '../directus/directus-model.js';
+import { applyRolledBack, type Queryable } from '../directus/directus-model.js';
 import { VOCABULARY_BASE } from '../directus/id-scheme.js';
 import { ident } from '../directus/sql-text.js';
 import { keptTablesSql, pendingSql, refreshSql, strapiNames } from './strapi-kept-sql.js';
@@ -64,10 +64,5 @@ CREATE SCHEMA ${live};`,
  * writes applies, and its views answer. Strapi's tables are locked only for that short transaction.
  */
 export async function tryStrapiRecipe(db: Queryable, plan: StrapiPlan): Promise<void> {
-  await db.query('BEGIN');
-  try {
-    await db.query(strapiSql(plan, '', { trial: true }));
-  } finally {
-    await db.query('ROLLBACK');
-  }
+  await applyRolledBack(db, strapiSql(plan, '', { trial: true }));
 }
