@@ -203,10 +203,11 @@ $$;`;
  * What the triggers on Strapi's tables leave: `pending` (the documents a transaction wrote, per type;
  * `''` for all of a type's, type -1 for the state) and `flush()`, a deferred trigger on it that runs
  * once at the transaction's commit (the first of its calls does the work), inside Strapi's own
- * transaction: each type's documents refreshed once however many statements wrote them. A refresh
- * that fails closes its type (with its notice) instead of failing Strapi's write.
+ * transaction: each type's documents refreshed once however many statements wrote them, one
+ * transaction's refresh at a time (an advisory lock). A refresh that fails closes its type (with its
+ * notice) instead of failing Strapi's write.
  */
-export function pendingSql(plan: StrapiPlan, { live }: StrapiNames): string {
+export function pendingSql(plan: StrapiPlan, { live, recipe }: StrapiNames): string {
   const dispatch = plan.types.map((t) => `        WHEN ${t.number} THEN n := n + ${live}.${ident(`refresh_${t.number}`)}(docs);`);
   return `CREATE TABLE ${live}.pending (
   xid bigint NOT NULL DEFAULT txid_current(), type_no integer NOT NULL, doc text NOT NULL,
@@ -216,6 +217,13 @@ export function pendingSql(plan: StrapiPlan, { live }: StrapiNames): string {
 CREATE FUNCTION ${live}.flush() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE me bigint := txid_current(); k integer; docs text[]; n bigint := 0;
 BEGIN
+  IF NOT EXISTS (SELECT 1 FROM ${live}.pending WHERE xid = me) THEN
+    RETURN NULL; -- an earlier call of this commit did the work
+  END IF;
+  -- One refresh at a time: each statement below then reads what every other transaction committed
+  -- (READ COMMITTED, Strapi's level), so a concurrent write or permission change is never overwritten
+  -- with what this transaction's older snapshot saw.
+  PERFORM pg_advisory_xact_lock(hashtext(${literal(`express-agent-discovery ${recipe}`)}));
   FOR k IN SELECT DISTINCT type_no FROM ${live}.pending WHERE xid = me ORDER BY 1 LOOP
     docs := CASE WHEN EXISTS (SELECT 1 FROM ${live}.pending WHERE xid = me AND type_no = k AND doc = '') THEN NULL
       ELSE ARRAY(SELECT doc FROM ${live}.pending WHERE xid = me AND type_no = k) END;
