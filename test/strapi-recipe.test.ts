@@ -296,6 +296,53 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
     assert.ok(page.text.includes('<title>Le ferry de nuit</title>'));
   });
 
+  it('a refresh waits for a concurrent one and reads what it committed: a permission removed meanwhile is never overwritten', async () => {
+    const [doc] = await fixture.sql<{ id: number; slug: string }>(`SELECT id, slug FROM articles WHERE published_at IS NOT NULL AND locale = 'en' ORDER BY id DESC LIMIT 1`);
+    const [row] = await fixture.sql<{ id: string }>(`SELECT id::text FROM agent.rsc WHERE page_url ->> 'en' = $1`, [`${SITE}/en/articles/${doc!.slug}`]);
+    const [link] = await fixture.sql<{ id: number; permission_id: number; role_id: number; permission_ord: number }>(`SELECT l.id, l.permission_id, l.role_id, l.permission_ord
+      FROM up_permissions_role_lnk l JOIN up_permissions p ON p.id = l.permission_id JOIN up_roles r ON r.id = l.role_id
+      WHERE r.type = 'public' AND p.action = 'api::article.article.find'`);
+    const [editor, admin, holder] = [new pg.Client({ connectionString: fixture.url }), new pg.Client({ connectionString: fixture.url }), new pg.Client({ connectionString: fixture.url })];
+    await Promise.all([editor.connect(), admin.connect(), holder.connect()]);
+    const waiting = async (client: pg.Client) => {
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      return async () => {
+        for (let i = 0; i < 200; i++) {
+          const [w] = await fixture.sql<{ e: string | null }>(`SELECT wait_event_type AS e FROM pg_stat_activity WHERE pid = $1`, [pid]);
+          if (w?.e === 'Lock') return;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        throw new Error(`backend ${pid} never waited on a lock`);
+      };
+    };
+    const [adminWaits, editorWaits] = [await waiting(admin), await waiting(editor)];
+    try {
+      // The article's row of rsc held, so that the admin's refresh (the find removed) stops on it at commit.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM agent.rsc WHERE id = $1 FOR UPDATE`, [row!.id]);
+      await admin.query('BEGIN');
+      await admin.query(`DELETE FROM up_permissions_role_lnk WHERE id = $1`, [link!.id]);
+      const adminCommit = admin.query('COMMIT');
+      await adminWaits();
+      // Meanwhile an editor's edit of that article commits: its refresh must not see the find the admin removed.
+      await editor.query('BEGIN');
+      await editor.query(`UPDATE articles SET title = 'Edited while the find was removed', updated_at = now() AT TIME ZONE 'utc' WHERE id = $1`, [doc!.id]);
+      const editorCommit = editor.query('COMMIT');
+      await editorWaits();
+      await holder.query('ROLLBACK');
+      await Promise.all([adminCommit, editorCommit]);
+      const [kept] = await fixture.sql<{ visibility: string; title: string }>(`SELECT visibility, title ->> 'en' AS title FROM agent.rsc WHERE id = $1`, [row!.id]);
+      assert.deepEqual(kept, { visibility: 'restricted', title: 'Edited while the find was removed' });
+      assert.equal((await get(`${SITE}/en/articles/${doc!.slug}`)).status, 404);
+      assert.deepEqual(await fixture.sql(`SELECT * FROM agent.access_notice WHERE notice LIKE 'following a write failed%'`), [], 'no refresh failed');
+    } finally {
+      await fixture.sql(`INSERT INTO up_permissions_role_lnk (id, permission_id, role_id, permission_ord) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        [link!.id, link!.permission_id, link!.role_id, link!.permission_ord]);
+      await Promise.all([editor.end(), admin.end(), holder.end()]);
+    }
+    assert.equal((await get(`${SITE}/en/articles/${doc!.slug}`)).status, 200, 'the find granted again');
+  });
+
   it('hides a type whose write it cannot follow, with a notice, and serves it again when the recipe is applied again, with the same ids', async () => {
     const authors = async () => (await walk('/api/agent/search?pagelen=100')).filter((i) => i.page_url.includes('/authors/')).map((i) => `${i.id} ${i.page_url}`).sort();
     const listed = await authors();
