@@ -83,7 +83,7 @@ export function triggersSql(plan: StrapiPlan, { live, recipe }: StrapiNames): st
   const out = watches(plan).map((w, i) => {
     const fn = `${live}.${ident(`on_${w.table}`.slice(0, 60))}`;
     const all = `${pending} VALUES ${[...w.types].map((k) => `(${k}, '')`).join(', ')} ON CONFLICT DO NOTHING;`;
-    const from = (rows: string) => `${pending} SELECT DISTINCT * FROM (\n      ${w.maps.map((m) => m(rows)).join('\n      UNION ALL ')}\n    ) d (k, doc) ON CONFLICT DO NOTHING;`;
+    const from = (rows: string) => `${pending} SELECT DISTINCT * FROM (\n          ${w.maps.map((m) => m(rows)).join('\n          UNION ALL ')}\n        ) d (k, doc) ON CONFLICT DO NOTHING;`;
     const table = q(w.table);
     return `-- ${w.table}: the documents its written rows belong to${i ? '' : ' (every statement notes them; the refresh runs at commit)'}.
 CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -93,10 +93,10 @@ BEGIN
       ${all}
     ELSE
       IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    ${from('new_rows')}
+        ${from('new_rows')}
       END IF;
       IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    ${from('old_rows')}
+        ${from('old_rows')}
       END IF;
     END IF;
   EXCEPTION WHEN others THEN -- the rows cannot be mapped: their types are refreshed whole
