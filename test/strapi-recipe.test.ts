@@ -72,10 +72,9 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
   const served = async (locale: string) =>
     new Map((await walk(`/api/agent/search?cat=articles&language=${locale}&pagelen=100`)).filter((i) => i.language === locale).map((i) => [i.page_url as string, i.title as string]));
 
-  before(async () => {
-    fixture = await createStrapiDatabase('recipe');
-    workDir = mkdtempSync(join(tmpdir(), 'strapi-recipe-'));
-    const setup = await run('bash', [`${RECIPE}setup.sh`], {
+  /** Runs setup.sh as a user would (the generator, psql, doctor): its output. */
+  const setup = async () => {
+    const { stdout, stderr } = await run('bash', [`${RECIPE}setup.sh`], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,
@@ -86,7 +85,17 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
         EXPRESS_AGENT_DISCOVERY: `${process.execPath} --import tsx src/cli/main.ts`,
       },
     });
-    setupOutput = setup.stdout + setup.stderr;
+    return stdout + stderr;
+  };
+  /** The row version of every resource in the recipe's `rsc`. */
+  const versions = async () => new Map((await fixture.sql<{ id: string; v: string }>(`SELECT id::text, xmin::text AS v FROM agent.rsc`)).map((r) => [r.id, r.v]));
+  const changedSince = (before: Map<string, string>, after: Map<string, string>) =>
+    [...new Set([...before.keys(), ...after.keys()])].filter((id) => before.get(id) !== after.get(id)).sort();
+
+  before(async () => {
+    fixture = await createStrapiDatabase('recipe');
+    workDir = mkdtempSync(join(tmpdir(), 'strapi-recipe-'));
+    setupOutput = await setup();
     host = await startRecipeHost(`${RECIPE}host.mjs`, fixture.url, SITE);
   });
 
@@ -238,6 +247,123 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
     const doctor = await cli(['doctor', '--database-url', fixture.url, '--search-path', 'agent,public']);
     assert.equal(doctor.code, 1);
     assert.match(doctor.out + doctor.err, /shared\.slider/);
+  });
+
+  it('follows a relation link, a component, a file and a new locale; every other resource keeps its row version', async () => {
+    const [a] = await fixture.sql<{ id: number; document_id: string; slug: string }>(`SELECT p.id, p.document_id, p.slug FROM articles p
+      WHERE p.published_at IS NOT NULL AND p.locale = 'en'
+        AND EXISTS (SELECT 1 FROM articles_cmps c WHERE c.entity_id = p.id AND c.component_type = 'shared.quote')
+        AND EXISTS (SELECT 1 FROM articles_cmps c WHERE c.entity_id = p.id AND c.component_type = 'shared.media')
+        AND EXISTS (SELECT 1 FROM articles d WHERE d.document_id = p.document_id AND d.locale = 'en' AND d.published_at IS NULL)
+      ORDER BY p.id DESC LIMIT 1`);
+    const item = (await walk('/api/agent/search?cat=articles&pagelen=100')).find((i) => i.page_url === `${SITE}/en/articles/${a!.slug}`);
+    const id = String(item.id);
+    const before = await versions();
+
+    // Its author changed (the link row re-pointed, as an editor picking another author and publishing does).
+    const [other] = await fixture.sql<{ id: number; slug: string }>(`SELECT au.id, au.slug FROM authors au WHERE au.published_at IS NOT NULL
+      AND au.id NOT IN (SELECT l.author_id FROM articles_author_lnk l JOIN articles x ON x.id = l.article_id WHERE x.document_id = $1) ORDER BY au.id LIMIT 1`, [a!.document_id]);
+    await fixture.sql(`UPDATE articles_author_lnk SET author_id = $1 WHERE article_id IN (SELECT id FROM articles WHERE document_id = $2 AND published_at IS NOT NULL)`, [other!.id, a!.document_id]);
+    const related = JSON.parse((await get(`/api/agent/related/${id}`)).text).result.items;
+    assert.deepEqual(related.filter((r: any) => r.predicate.name === 'author').map((r: any) => r.resource.page_url), [`${SITE}/authors/${other!.slug}`]);
+
+    // A component of its published row edited; one of its draft row too (never read).
+    await fixture.sql(`UPDATE components_shared_quotes q SET quote = 'Ferries will run all night' FROM articles_cmps c
+      WHERE c.entity_id = $1 AND c.component_type = 'shared.quote' AND q.id = c.cmp_id`, [a!.id]);
+    await fixture.sql(`UPDATE components_shared_quotes q SET quote = 'Draft quote ${LEAK}' FROM articles_cmps c JOIN articles d ON d.id = c.entity_id
+      WHERE d.document_id = $1 AND d.locale = 'en' AND d.published_at IS NULL AND c.component_type = 'shared.quote' AND q.id = c.cmp_id`, [a!.document_id]);
+    let md = (await get(`/agent/resource/${id}/markdown`)).text;
+    assert.match(md, /^> Ferries will run all night/m);
+    assert.ok(!md.includes(LEAK), 'the draft\'s component is not read');
+    assert.deepEqual(changedSince(before, await versions()), [id], 'only the edited document\'s row was written');
+
+    // The alternative text of a file one of its media components shows.
+    await fixture.sql(`UPDATE files SET alternative_text = 'The night ferry' WHERE id = (SELECT m.file_id FROM articles_cmps c
+      JOIN files_related_mph m ON m.related_id = c.cmp_id AND m.related_type = 'shared.media' WHERE c.entity_id = $1 AND c.component_type = 'shared.media' ORDER BY c."order" LIMIT 1)`, [a!.id]);
+    md = (await get(`/agent/resource/${id}/markdown`)).text;
+    assert.match(md, /!\[The night ferry\]\(https:\/\/news\.example\/uploads\//);
+
+    // A locale added in Strapi, and the document published in it.
+    await fixture.sql(`INSERT INTO i18n_locale (document_id, name, code, created_at, updated_at, published_at)
+      VALUES ('frenchlocale000000000000', 'French (fr)', 'fr', now(), now(), now())`);
+    await fixture.sql(`INSERT INTO articles (document_id, title, slug, summary, body, locale, published_at, created_at, updated_at)
+      SELECT document_id, 'Le ferry de nuit', slug, summary, body, 'fr', now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc'
+      FROM articles WHERE id = $1`, [a!.id]);
+    const read = JSON.parse((await get(`/api/agent/resource/${id}`)).text).result;
+    assert.ok(read.available_languages.includes('fr') && read.available_languages.includes('en'), read.available_languages.join());
+    const page = await get(`${SITE}/fr/articles/${a!.slug}`);
+    assert.equal(page.status, 200);
+    assert.ok(page.text.includes('<title>Le ferry de nuit</title>'));
+  });
+
+  it('a refresh waits for a concurrent one and reads what it committed: a permission removed meanwhile is never overwritten', async () => {
+    const [doc] = await fixture.sql<{ id: number; slug: string }>(`SELECT id, slug FROM articles WHERE published_at IS NOT NULL AND locale = 'en' ORDER BY id DESC LIMIT 1`);
+    const [row] = await fixture.sql<{ id: string }>(`SELECT id::text FROM agent.rsc WHERE page_url ->> 'en' = $1`, [`${SITE}/en/articles/${doc!.slug}`]);
+    const [link] = await fixture.sql<{ id: number; permission_id: number; role_id: number; permission_ord: number }>(`SELECT l.id, l.permission_id, l.role_id, l.permission_ord
+      FROM up_permissions_role_lnk l JOIN up_permissions p ON p.id = l.permission_id JOIN up_roles r ON r.id = l.role_id
+      WHERE r.type = 'public' AND p.action = 'api::article.article.find'`);
+    const [editor, admin, holder] = [new pg.Client({ connectionString: fixture.url }), new pg.Client({ connectionString: fixture.url }), new pg.Client({ connectionString: fixture.url })];
+    await Promise.all([editor.connect(), admin.connect(), holder.connect()]);
+    const waiting = async (client: pg.Client) => {
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      return async () => {
+        for (let i = 0; i < 200; i++) {
+          const [w] = await fixture.sql<{ e: string | null }>(`SELECT wait_event_type AS e FROM pg_stat_activity WHERE pid = $1`, [pid]);
+          if (w?.e === 'Lock') return;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        throw new Error(`backend ${pid} never waited on a lock`);
+      };
+    };
+    const [adminWaits, editorWaits] = [await waiting(admin), await waiting(editor)];
+    try {
+      // The article's row of rsc held, so that the admin's refresh (the find removed) stops on it at commit.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM agent.rsc WHERE id = $1 FOR UPDATE`, [row!.id]);
+      await admin.query('BEGIN');
+      await admin.query(`DELETE FROM up_permissions_role_lnk WHERE id = $1`, [link!.id]);
+      const adminCommit = admin.query('COMMIT');
+      await adminWaits();
+      // Meanwhile an editor's edit of that article commits: its refresh must not see the find the admin removed.
+      await editor.query('BEGIN');
+      await editor.query(`UPDATE articles SET title = 'Edited while the find was removed', updated_at = now() AT TIME ZONE 'utc' WHERE id = $1`, [doc!.id]);
+      const editorCommit = editor.query('COMMIT');
+      await editorWaits();
+      await holder.query('ROLLBACK');
+      await Promise.all([adminCommit, editorCommit]);
+      const [kept] = await fixture.sql<{ visibility: string; title: string }>(`SELECT visibility, title ->> 'en' AS title FROM agent.rsc WHERE id = $1`, [row!.id]);
+      assert.deepEqual(kept, { visibility: 'restricted', title: 'Edited while the find was removed' });
+      assert.equal((await get(`${SITE}/en/articles/${doc!.slug}`)).status, 404);
+      assert.deepEqual(await fixture.sql(`SELECT * FROM agent.access_notice WHERE notice LIKE 'following a write failed%'`), [], 'no refresh failed');
+    } finally {
+      await fixture.sql(`INSERT INTO up_permissions_role_lnk (id, permission_id, role_id, permission_ord) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        [link!.id, link!.permission_id, link!.role_id, link!.permission_ord]);
+      await Promise.all([editor.end(), admin.end(), holder.end()]);
+    }
+    assert.equal((await get(`${SITE}/en/articles/${doc!.slug}`)).status, 200, 'the find granted again');
+  });
+
+  it('hides a type whose write it cannot follow, with a notice, and serves it again when the recipe is applied again, with the same ids', async () => {
+    const authors = async () => (await walk('/api/agent/search?pagelen=100')).filter((i) => i.page_url.includes('/authors/')).map((i) => `${i.id} ${i.page_url}`).sort();
+    const listed = await authors();
+    assert.ok(listed.length > 3);
+    await fixture.sql(`ALTER TABLE authors RENAME COLUMN bio TO biography`);
+    await fixture.sql(`UPDATE authors SET updated_at = now() AT TIME ZONE 'utc' WHERE id = (SELECT min(id) FROM authors WHERE published_at IS NOT NULL)`);
+    assert.deepEqual(await authors(), [], 'closed: no author listed');
+    const notices = await fixture.sql<{ subject: string; notice: string }>(`SELECT subject, notice FROM agent.access_notice WHERE subject = 'api::author.author'`);
+    assert.equal(notices.length, 1);
+    assert.match(notices[0]!.notice, /following a write failed: .*bio.* \(hidden until the recipe is generated and applied again\)/);
+    assert.ok((await served('en')).size > 200, 'the other types are still served');
+
+    await fixture.sql(`ALTER TABLE authors RENAME COLUMN biography TO bio`);
+    const before = await versions();
+    const again = await setup();
+    assert.match(again, /applied /);
+    assert.deepEqual(await authors(), listed, 'served again, under the same ids');
+    const changed = changedSince(before, await versions());
+    const author = (i: string) => i.length === 13 && i.startsWith('2');
+    const vocabulary = (i: string) => i.length === 16 && i.startsWith('9');
+    assert.ok(changed.some(author) && changed.every((i) => author(i) || vocabulary(i)), `only the authors' rows (and their category's and predicate's) were written again: ${changed.join(', ')}`);
   });
 });
 

@@ -3,7 +3,7 @@ import { ITEM_SPAN } from '../recipes/directus/id-scheme.js';
 import { RecipeRequestError } from '../recipes/directus/recipe-request.js';
 import { StrapiModelError, readStrapiModel } from '../recipes/strapi/strapi-model.js';
 import { planStrapi, type StrapiPlan, type StrapiRequest } from '../recipes/strapi/strapi-plan.js';
-import { strapiSql, tryStrapiRecipe } from '../recipes/strapi/strapi-sql.js';
+import { strapiSql, tryStrapiRecipe } from '../recipes/strapi/strapi-recipe-sql.js';
 import { EXIT_OK, EXIT_USAGE, type CliIo } from './command.js';
 import { generateRecipe, recipeHeader, schemaOption, siteUrlOption } from './views-options.js';
 
@@ -11,8 +11,10 @@ const HELP = `Usage: express-agent-discovery views strapi [--database-url <url>]
 
 Reads a Strapi 5 database (the content types Strapi stores at each start, its
 locales, the users-permissions Public role) and, with --model, the project's
-model files, and writes the SQL of the views road for it: views in a schema
-(default agent) beside Strapi's tables that read them live. Each content type
+model files, and writes the SQL of the views road for it: tables in a schema
+(default agent) beside Strapi's, kept by triggers on Strapi's tables inside
+Strapi's own transactions (their live views and functions in <schema>_live;
+the role applying it must own Strapi's tables). Each content type
 the Public role may find (and findOne) is served from its published rows only,
 each locale a language version, never a private, password or email field;
 relations between served types are edges; blocks and Markdown rich text and the
@@ -105,7 +107,7 @@ export async function runStrapiViews(args: readonly string[], io: CliIo): Promis
     } catch (error) {
       throw new RecipeRequestError(`the recipe for this model would not apply (nothing written): ${(error as Error).message}`);
     }
-    return { sql: strapiSql(plan, recipeHeader(['strapi', ...args], 'Applying it again replaces the views.')), report: (out) => reportText(plan, out) };
+    return { sql: strapiSql(plan, recipeHeader(['strapi', ...args], 'Applying it again replaces the triggers and functions and merges every row again (ids and unchanged rows kept).')), report: (out) => reportText(plan, out) };
   });
 }
 

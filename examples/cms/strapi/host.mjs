@@ -5,7 +5,7 @@ import express from 'express'
 import pg from 'pg'
 import { anonymousVisible, createAgentDiscovery, localize, sql } from 'express-agent-discovery'
 
-// The recipe's views (rsc, category, edge, …) live in schema `agent`, Strapi's tables in `public`.
+// The recipe's tables (rsc, category, edge, …) live in schema `agent`, kept by its triggers on Strapi's tables in `public`.
 const databaseUrl = new URL(process.env.DATABASE_URL)
 databaseUrl.searchParams.set('options', '-c search_path=agent,public')
 const siteUrl = (process.env.SITE_URL || '').replace(/\/+$/, '')
@@ -23,6 +23,7 @@ export const agent = await createAgentDiscovery({
   languages: used.map((r) => r.code),
   database: { url: databaseUrl.href },
   migrate: true, // over the recipe's schema this creates only the plugin's own tables
+  cache: { contentVersioned: true }, // the recipe's triggers bump the content version on every change they follow
   llmsFull: true, // /llms-full.txt: every public article in one document
   mcp: true, // the same reads as MCP tools at /mcp
 })

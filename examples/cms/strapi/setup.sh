@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prepares a Strapi 5 database for express-agent-discovery (the views road): generates the recipe from
 # Strapi's own model (the content types Strapi stores, the project's model files, its locales and the
-# users-permissions Public role) and applies it, then runs doctor. Strapi's tables are not changed: the
-# recipe adds a schema `agent` of views that read them live. Safe to run again (it replaces the views).
+# users-permissions Public role) and applies it, then runs doctor. The recipe adds a schema `agent` of
+# tables the plugin reads, kept by triggers on Strapi's tables inside Strapi's own transactions (their
+# functions and live views in `agent_live`), and an index on each `*_cmps` table's cmp_id; Strapi's rows
+# are not changed. Safe to run again (it replaces the triggers and functions, keeps the tables' rows).
 #
 #   DATABASE_URL=postgres://strapi@db/strapi SITE_URL=https://news.example bash examples/cms/strapi/setup.sh
 #

@@ -5,6 +5,16 @@ export interface Queryable {
   query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
+/** Runs an SQL text in a transaction that is rolled back: it applies (or throws why not), and leaves nothing. */
+export async function applyRolledBack(db: Queryable, text: string): Promise<void> {
+  await db.query('BEGIN');
+  try {
+    await db.query(text);
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+
 /** One collection of the Directus model, with its table as PostgreSQL has it. */
 export interface DirectusCollection {
   readonly name: string;

@@ -5,7 +5,7 @@ import { ITEM_SPAN, VOCABULARY, VOCABULARY_BASE } from './id-scheme.js';
 import { recipeNames, type RecipeNames } from './recipe-names.js';
 import type { RecipePlan } from './recipe-plan.js';
 import { schemaSql } from './schema-sql.js';
-import type { Queryable } from './directus-model.js';
+import { applyRolledBack, type Queryable } from './directus-model.js';
 import { ident, literal, objectName } from './sql-text.js';
 
 /**
@@ -57,12 +57,7 @@ CREATE TRIGGER agent_related_truncate AFTER TRUNCATE ON ${d}.${ident(t)} FOR EAC
  * transaction (its triggers are created and dropped again); nothing is indexed or filled.
  */
 export async function tryRecipe(db: Queryable, plan: RecipePlan): Promise<void> {
-  await db.query('BEGIN');
-  try {
-    await db.query(recipeSql(plan, '', { trial: true }));
-  } finally {
-    await db.query('ROLLBACK');
-  }
+  await applyRolledBack(db, recipeSql(plan, '', { trial: true }));
 }
 
 /** Forgetting deleted items, with their edges. */

@@ -1,56 +1,50 @@
-import type { Queryable } from '../directus/directus-model.js';
 import { ITEM_SPAN, VOCABULARY } from '../directus/id-scheme.js';
 import { ident, literal } from '../directus/sql-text.js';
 import { renderSql } from './render-sql.js';
-import { snakeColumn, type PlannedType, type PlannedZone, type StrapiPlan } from './strapi-plan.js';
+import { snakeColumn, type PlannedRelation, type PlannedType, type PlannedZone, type StrapiPlan } from './strapi-plan.js';
 import type { StrapiAttribute } from './strapi-model.js';
 
 /**
- * The Strapi recipe: views over Strapi's own tables, read live, so that every change Strapi writes
- * (an edit, a publish or unpublish, a locale added or removed, a Public permission granted or
- * removed, a field made private in the model) is what the next read sees, with no trigger to keep.
- * One transaction (`psql -v ON_ERROR_STOP=1 -f`); applying it again replaces the views.
+ * The Strapi recipe's **live views**, in its private schema (`<recipe>_live`): what Strapi's own tables
+ * say the recipe serves now, read by the refresh functions (`strapi-kept-sql.ts`) that keep the recipe's
+ * tables, never by the plugin.
  *
  * - `rsc`: one resource per document of a served type, from its **published** rows only (a draft row
  *   is never read); each locale a language version (`{locale: …}` title, summary, body, page URL);
  *   id `k × 10^12 + n(document_id)` (`n` from the md5 of the document id, 1 to 10^12 − 1, so that
  *   publishing, which gives the published row a new id, keeps the resource's); `visibility` public
  *   while the Public role has the type's `find` (and `findOne`), and `closed` when Strapi's stored
- *   model makes a served field private or removes it.
+ *   model makes a served field private or removes it, or following a write failed.
  * - the body: the cover image, the blocks or Markdown body, then the dynamic zones' components in
  *   their order, rendered by `render-sql.ts`; media URLs on the upload base.
- * - `edge`: the relations between served types, between published rows; `category`,
- *   `predicate_category`, an empty `medium`; `access_notice`: what is served without a part
- *   (unknown blocks nodes, unknown components, a locale that is not a language tag) or hidden.
+ * - `edge`: the relations between served types, between published rows; `vocabulary` (the
+ *   categories and predicates as resources), `category`, `predicate_category`, an empty `medium`.
+ * - `broken`: the types whose write could not be followed (closed until the recipe is applied again).
  */
-export function strapiSql(plan: StrapiPlan, header = '', { transaction = true } = {}): string {
+export function liveSql(plan: StrapiPlan, live: string): string {
   const { request } = plan;
-  const s = ident(request.recipeSchema);
-  const q = (table: string) => `${ident(request.strapiSchema)}.${ident(table)}`;
+  const q = strapiTable(request.strapiSchema);
   const base = request.uploadBase ?? request.siteUrl;
   const baseSql = base ? literal(base.replace(/\/+$/, '')) : 'NULL::text';
   const storeTable = q('strapi_core_store_settings');
   return [
-    header,
-    'SET client_min_messages = warning;',
-    transaction ? 'BEGIN;' : '',
-    `CREATE SCHEMA IF NOT EXISTS ${s};`,
-    `DROP VIEW IF EXISTS ${s}.access_notice, ${s}.rsc, ${s}.edge, ${s}.category, ${s}.predicate_category, ${s}.medium CASCADE;`,
-    renderSql(s),
-    `-- A document's number within its type's block of ids: stable across publishing (which gives the row a new id).
-CREATE OR REPLACE FUNCTION ${s}.strapi_item(doc text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    renderSql(live),
+    `CREATE TABLE ${live}.broken (uid text PRIMARY KEY, notice text NOT NULL);
+
+-- A document's number within its type's block of ids: stable across publishing (which gives the row a new id).
+CREATE OR REPLACE FUNCTION ${live}.strapi_item(doc text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
   SELECT 1 + (('x' || substr(md5(doc), 1, 10))::bit(40)::bigint % ${ITEM_SPAN - 1})
 $$;
 
 -- A locale the plugin can serve (a language tag); a row in another is left out and noticed.
-CREATE OR REPLACE FUNCTION ${s}.strapi_locale_ok(locale text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION ${live}.strapi_locale_ok(locale text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
   SELECT locale IS NULL OR (length(locale) <= 35 AND locale ~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$')
 $$;
 
--- How a served type stands now: 'closed' when Strapi's stored model makes a served field private (or a
--- password or email) or no longer has it, 'public' when the users-permissions Public role has every
--- action the type needs, else 'restricted'. Read on each statement (Strapi reads them on each request).
-CREATE OR REPLACE FUNCTION ${s}.strapi_type_state(uid text, actions text[], served text[]) RETURNS text LANGUAGE sql STABLE AS $$
+-- How a served type stands now: 'closed' when following a write to it failed, or when Strapi's stored model
+-- makes a served field private (or a password or email) or no longer has it; 'public' when the users-permissions
+-- Public role has every action the type needs, else 'restricted'.
+CREATE OR REPLACE FUNCTION ${live}.strapi_type_state(uid text, actions text[], served text[]) RETURNS text LANGUAGE sql STABLE AS $$
   WITH stored AS MATERIALIZED ( -- parsed only when it changed since the generation (the whole model is one JSON text of some 60 kB)
     SELECT m.value::jsonb -> uid AS t FROM ${storeTable} m
     WHERE m.key = 'strapi_content_types_schema'${plan.model.storedModelMd5 ? ` AND md5(m.value) <> ${literal(plan.model.storedModelMd5)}` : ''}
@@ -58,6 +52,7 @@ CREATE OR REPLACE FUNCTION ${s}.strapi_type_state(uid text, actions text[], serv
     SELECT coalesce(t -> '__schema__' -> 'attributes', t -> 'attributes') AS a FROM stored WHERE t IS NOT NULL
   )
   SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM ${live}.broken b WHERE b.uid = strapi_type_state.uid) THEN 'closed'
     WHEN EXISTS (SELECT 1 FROM attrs, unnest(served) f
       WHERE a -> f IS NULL OR a -> f ->> 'private' = 'true' OR a -> f ->> 'type' IN ('password', 'email')) THEN 'closed'
     WHEN (SELECT count(DISTINCT p.action) FROM ${q('up_permissions')} p
@@ -66,17 +61,22 @@ CREATE OR REPLACE FUNCTION ${s}.strapi_type_state(uid text, actions text[], serv
     ELSE 'restricted'
   END
 $$;`,
-    ...plan.types.map((t) => bodyFunctionSql(plan, t, s, q, baseSql)),
-    rscSql(plan, s, q),
-    categorySql(plan, s),
-    edgeSql(plan, s, q),
-    `CREATE VIEW ${s}.medium AS
+    ...plan.types.map((t) => bodyFunctionSql(plan, t, live, q, baseSql)),
+    `-- Every served document (its published rows), then the vocabulary.
+CREATE VIEW ${live}.vocabulary AS
+${vocabularySql(plan, live)};
+CREATE VIEW ${live}.rsc AS
+${[...plan.types.map((t) => rscLeg(plan, t, live)), `SELECT * FROM ${live}.vocabulary`].join('\nUNION ALL\n')};`,
+    categorySql(plan, live),
+    `CREATE VIEW ${live}.edge AS
+${plan.relations.length ? plan.relations.map((r) => edgeLeg(plan, r, live)).join('\nUNION ALL\n') : 'SELECT 0::bigint AS id, 0::bigint AS subject_id, 0::bigint AS predicate_id, 0::bigint AS object_id, 0 AS seq, now() AS created WHERE false'};`,
+    `CREATE VIEW ${live}.medium AS
 SELECT 0::bigint AS rsc_id, ''::text AS mime, 0 AS width, 0 AS height, 0::bigint AS size, ''::text AS filename WHERE false;`,
-    noticeSql(plan, s, q),
-    transaction ? 'COMMIT;' : '',
-    '',
   ].join('\n\n');
 }
+
+/** `schema.table` of Strapi's tables. */
+export const strapiTable = (schema: string) => (table: string): string => `${ident(schema)}.${ident(table)}`;
 
 type Q = (table: string) => string;
 
@@ -162,26 +162,42 @@ CREATE OR REPLACE FUNCTION ${s}.${ident(`strapi_body_${t.number}`)}(doc text) RE
 $$;`;
 }
 
-function rscSql(plan: StrapiPlan, s: string, q: Q): string {
+/** The columns of `rsc` the recipe keeps, in order. */
+export const RSC_COLUMNS = ['id', 'name', 'category_id', 'is_published', 'visibility', 'publication_start', 'publication_end', 'created', 'modified',
+  'language', 'title', 'summary', 'body', 'blocks', 'props', 'seo_noindex', 'uri', 'license', 'attribution', 'fts', 'page_url'] as const;
+
+/** The columns of `edge`, in order. */
+export const EDGE_COLUMNS = ['id', 'subject_id', 'predicate_id', 'object_id', 'seq', 'created'] as const;
+
+/**
+ * The rows of `rsc` of a served type: one per document with a published row, or only the documents
+ * `filter` names (an SQL condition on the row `x`, e.g. `x.document_id = ANY (docs)`). The type's state
+ * is computed once per statement.
+ */
+export function rscLeg(plan: StrapiPlan, t: PlannedType, s: string, filter?: string): string {
+  const q = strapiTable(plan.request.strapiSchema);
   const cfg = `${literal(plan.request.textSearch)}::regconfig`;
   const lang = literal(plan.language);
-  const legs = plan.types.map((t) => {
-    const l = langOf(plan, 'x');
-    const text = (field: string | undefined) => (field ? `coalesce(${col('x', field)}::text, '')` : `''`);
-    const bodyText = t.body?.format === 'blocks' ? `${s}.strapi_blocks_text(${col('x', t.body.field)})` : text(t.body?.field);
-    return `SELECT ${t.number}::bigint * ${ITEM_SPAN} + ${s}.strapi_item(x.document_id) AS id, NULL::text AS name, ${t.categoryId}::bigint AS category_id,
-  true AS is_published, ${stateOf(s, t)} AS visibility,
+  const l = langOf(plan, 'x');
+  const text = (field: string | undefined) => (field ? `coalesce(${col('x', field)}::text, '')` : `''`);
+  const bodyText = t.body?.format === 'blocks' ? `${s}.strapi_blocks_text(${col('x', t.body.field)})` : text(t.body?.field);
+  return `SELECT ${t.number}::bigint * ${ITEM_SPAN} + ${s}.strapi_item(x.document_id) AS id, NULL::text AS name, ${t.categoryId}::bigint AS category_id,
+  true AS is_published, (SELECT ${stateOf(s, t)}) AS visibility,
   min(x.published_at) AT TIME ZONE 'UTC' AS publication_start, NULL::timestamptz AS publication_end,
   min(x.created_at) AT TIME ZONE 'UTC' AS created, max(coalesce(x.updated_at, x.created_at)) AT TIME ZONE 'UTC' AS modified,
   array_agg(${l} ORDER BY ${l} = ${lang} DESC, ${l}) AS language,
   jsonb_object_agg(${l}, ${text(t.title)}) AS title, jsonb_object_agg(${l}, ${text(t.summary)}) AS summary,
   ${s}.${ident(`strapi_body_${t.number}`)}(x.document_id) AS body,
   '[]'::jsonb AS blocks, '{}'::jsonb AS props, false AS seo_noindex, NULL::text AS uri, NULL::jsonb AS license, NULL::jsonb AS attribution,
-  to_tsvector(${cfg}, string_agg(concat_ws(' ', ${text(t.title)}, ${text(t.summary)}, ${bodyText}), ' ')) AS fts,
+  to_tsvector(${cfg}, string_agg(concat_ws(' ', ${text(t.title)}, ${text(t.summary)}, ${bodyText}), ' ' ORDER BY ${l}, x.id)) AS fts,
   jsonb_object_agg(${l}, ${pageUrlSql(plan, t, 'x')}) AS page_url
-FROM ${q(t.type.table)} x WHERE ${publishedRows(s, 'x')}
+FROM ${q(t.type.table)} x WHERE ${publishedRows(s, 'x')}${filter ? ` AND ${filter}` : ''}
 GROUP BY x.document_id`;
-  });
+}
+
+/** The vocabulary as resources: the roots, a category per served type, a predicate per relation (public while both its types are). */
+function vocabularySql(plan: StrapiPlan, s: string): string {
+  const lang = literal(plan.language);
   const vocab = [
     [VOCABULARY.meta, 'meta', 'Vocabulary', `'public'`],
     [VOCABULARY.category, 'category', 'Categories', `'public'`],
@@ -192,13 +208,13 @@ GROUP BY x.document_id`;
   ];
   const categoryOf = (id: number) => (id === VOCABULARY.meta || id === VOCABULARY.category || id === VOCABULARY.predicate || plan.types.some((t) => t.categoryId === id)
     ? VOCABULARY.category : VOCABULARY.predicate);
-  const vocabLegs = vocab.map(([id, name, title, visibility]) => `SELECT ${id}::bigint, ${literal(String(name))}, ${categoryOf(Number(id))}::bigint, true, ${visibility},
+  const legs = vocab.map(([id, name, title, visibility]) => `SELECT ${id}::bigint, ${literal(String(name))}, ${categoryOf(Number(id))}::bigint, true, ${visibility},
   '2000-01-01T00:00:00Z'::timestamptz, NULL::timestamptz, '2000-01-01T00:00:00Z'::timestamptz, '2000-01-01T00:00:00Z'::timestamptz, ARRAY[${lang}],
   jsonb_build_object(${lang}, ${literal(String(title))}), '{}'::jsonb, '{}'::jsonb, '[]'::jsonb, '{}'::jsonb, false, NULL::text, NULL::jsonb, NULL::jsonb,
   ''::tsvector, NULL::jsonb`);
-  return `-- Every served document (its published rows), then the vocabulary.
-CREATE VIEW ${s}.rsc AS
-${[...legs, ...vocabLegs].join('\nUNION ALL\n')};`;
+  return `SELECT * FROM (
+${legs.join('\nUNION ALL\n')}
+) AS v (${RSC_COLUMNS.join(', ')})`;
 }
 
 function categorySql(plan: StrapiPlan, s: string): string {
@@ -213,26 +229,33 @@ CREATE VIEW ${s}.predicate_category AS ${constraints.length
     : 'SELECT 0::bigint AS predicate_id, true AS is_subject, 0::bigint AS category_id WHERE false'};`;
 }
 
-/** The relations between published rows of served types, one edge per pair of documents. */
-function edgeSql(plan: StrapiPlan, s: string, q: Q): string {
-  const legs = plan.relations.map((r, i) => `SELECT ${i + 1}::bigint * ${ITEM_SPAN} + min(l.id) AS id,
+/**
+ * The edges of a relation between published rows of served types, one per pair of documents; or only
+ * those `filter` names (an SQL condition on the subject row `a`, the link `l` or the object row `b`).
+ */
+export function edgeLeg(plan: StrapiPlan, r: PlannedRelation, s: string, filter?: string): string {
+  const q = strapiTable(plan.request.strapiSchema);
+  const i = plan.relations.indexOf(r);
+  return `SELECT ${i + 1}::bigint * ${ITEM_SPAN} + min(l.id) AS id,
   ${r.subject.number}::bigint * ${ITEM_SPAN} + ${s}.strapi_item(a.document_id) AS subject_id, ${r.id}::bigint AS predicate_id,
   ${r.object.number}::bigint * ${ITEM_SPAN} + ${s}.strapi_item(b.document_id) AS object_id,
   ${r.link.order ? `coalesce(min(l.${ident(r.link.order)}), 0)::integer` : '0'} AS seq, min(a.created_at) AT TIME ZONE 'UTC' AS created
 FROM ${q(r.subject.type.table)} a JOIN ${q(r.link.table)} l ON l.${ident(r.link.source)} = a.id JOIN ${q(r.object.type.table)} b ON b.id = l.${ident(r.link.target)}
-WHERE ${publishedRows(s, 'a')} AND ${publishedRows(s, 'b')}
-GROUP BY a.document_id, b.document_id`);
-  return `CREATE VIEW ${s}.edge AS
-${legs.length ? legs.join('\nUNION ALL\n') : 'SELECT 0::bigint AS id, 0::bigint AS subject_id, 0::bigint AS predicate_id, 0::bigint AS object_id, 0 AS seq, now() AS created WHERE false'};`;
+WHERE ${publishedRows(s, 'a')} AND ${publishedRows(s, 'b')}${filter ? ` AND ${filter}` : ''}
+GROUP BY a.document_id, b.document_id`;
 }
 
-/** What is served without a part, or hidden, and why: the plugin's `access_notice` (doctor, the admin page). */
-function noticeSql(plan: StrapiPlan, s: string, q: Q): string {
+/**
+ * What is served without a part, or hidden, and why: the plugin's `access_notice` (doctor, the admin
+ * page), a view in the recipe's schema `s` read live (from Strapi's tables and the live schema).
+ */
+export function noticeSql(plan: StrapiPlan, recipe: string, s: string): string {
+  const q = strapiTable(plan.request.strapiSchema);
   const legs = plan.types.flatMap((t) => {
     const table = q(t.type.table);
     const out = [
       `SELECT ${literal(t.uid)}, format('the model Strapi stored no longer lets the Public role read every field the recipe serves (%s): hidden until the recipe is generated again', ${literal(t.served.join(', '))})
-WHERE ${stateOf(s, t)} = 'closed'`,
+WHERE ${stateOf(s, t)} = 'closed' AND NOT EXISTS (SELECT 1 FROM ${s}.broken b WHERE b.uid = ${literal(t.uid)})`,
       `SELECT ${literal(t.uid)}, format('row %s (document %s): the locale "%s" is not a language tag; that version is not served', x.id, x.document_id, x.locale)
 FROM ${table} x WHERE x.published_at IS NOT NULL AND NOT ${s}.strapi_locale_ok(x.locale)`,
     ];
@@ -255,24 +278,9 @@ WHERE ${publishedRows(s, 'x')} AND ${s}.strapi_blocks_problems(y.${ident(snakeCo
     }
     return out;
   });
-  return `CREATE VIEW ${s}.access_notice AS
+  return `CREATE VIEW ${recipe}.access_notice AS
 SELECT subject::text, notice::text FROM (
-${legs.join('\nUNION ALL\n')}
+${[`SELECT uid, notice FROM ${s}.broken`, ...legs].join('\nUNION ALL\n')}
 ) AS n (subject, notice);`;
 }
 
-/**
- * Applies the recipe in a transaction that is rolled back and reads every view once (a count, and
- * one body per type): the SQL the generator writes applies, and its views answer.
- */
-export async function tryStrapiRecipe(db: Queryable, plan: StrapiPlan): Promise<void> {
-  const s = ident(plan.request.recipeSchema);
-  await db.query('BEGIN');
-  try {
-    await db.query(strapiSql(plan, '', { transaction: false }));
-    await db.query(`SELECT (SELECT count(*) FROM ${s}.rsc) + (SELECT count(*) FROM ${s}.edge) + (SELECT count(*) FROM ${s}.access_notice)
-      + (SELECT count(*) FROM (SELECT body FROM ${s}.rsc WHERE id < ${VOCABULARY.meta} LIMIT 5) b)`);
-  } finally {
-    await db.query('ROLLBACK');
-  }
-}
