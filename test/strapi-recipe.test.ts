@@ -35,7 +35,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-describe('examples/cms/strapi: a Strapi 5 database served through the generated views recipe', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
+describe('examples/cms/strapi: a Strapi 5 database served through the generated recipe (tables kept by triggers)', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
   let fixture: StrapiDatabase;
   let host: { child: ChildProcess; base: string };
   let workDir: string;
@@ -184,6 +184,9 @@ describe('examples/cms/strapi: a Strapi 5 database served through the generated 
     const link = res.headers.get('link') ?? '';
     assert.ok(link.includes(`<${both!.en}>; rel="alternate"; type="text/html"; hreflang="en"`), link);
     assert.ok(link.includes(`<${both!.nl}>; rel="alternate"; type="text/html"; hreflang="nl"`), link);
+    // The Dutch page's Markdown and JSON alternates are the Dutch version (the page's language, not the site's first).
+    assert.match(link, /\/agent\/resource\/\d+\/markdown\?language=nl>; rel="alternate"; type="text\/markdown"[^,]*hreflang="nl"/, link);
+    assert.doesNotMatch(link, /markdown\?language=en>/, link);
   });
 
   it('follows an unpublish, an edit published, and the removal of the Public role\'s find', async () => {

@@ -24,7 +24,7 @@ export const agent = await createAgentDiscovery({
   database: { url: databaseUrl.href },
   migrate: true, // over the recipe's schema this creates only the plugin's own tables
   cache: { contentVersioned: true }, // the recipe's triggers bump the content version on every change they follow
-  llmsFull: true, // /llms-full.txt: every public article in one document
+  llmsFull: true, // /llms-full.txt: the newest public articles in one document, up to 256 KiB
   mcp: true, // the same reads as MCP tools at /mcp
 })
 const db = agent.database.db
@@ -40,7 +40,7 @@ app.get('/', (req, res, next) => {
 
 // A page of the site (/<locale>/articles/<slug>, /authors/<slug>, /about): the published version the
 // Public role reads, found by its page URL in the recipe's rsc; drafts and hidden types are a 404.
-app.get(/^\/[^.]*$/, findPage, agent.resourceLinks({ id: 'id' }), renderPage)
+app.get(/^\/[^.]*$/, findPage, agent.resourceLinks({ id: 'id', language: 'language' }), renderPage)
 
 async function findPage(req, res, next) {
   const url = `${siteUrl}${req.path}`
@@ -49,7 +49,8 @@ async function findPage(req, res, next) {
     WHERE p.value = ${url} AND ${anonymousVisible('r')} LIMIT 1`.execute(db)
   if (!rows.length) return next('route')
   res.locals.page = rows[0]
-  req.params.id = String(rows[0].id) // what resourceLinks reads
+  req.params.id = String(rows[0].id) // what resourceLinks reads: the resource, and the page's language
+  req.params.language = rows[0].language
   next()
 }
 
