@@ -49,9 +49,23 @@ const pgliteBackend: Backend = {
   },
 };
 
+/**
+ * A data directory's tar for PGlite's `loadDataDir`, which reads it with `arrayBuffer()`: a `Blob` of
+ * the bytes reads them back through Node's Blob stream, in chunks, about 0.2 s of CPU for the 31 MB;
+ * this one hands over a copy at once.
+ */
+class TarBytes extends Blob {
+  constructor(private readonly tar: Uint8Array) {
+    super([]);
+  }
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(this.tar.slice().buffer);
+  }
+}
+
 /** A PGlite over a copy of a data directory. */
 async function openDataDir(bytes: Uint8Array): Promise<TestDatabase> {
-  const { db, pglite } = pgliteHandle(new PGlite({ loadDataDir: new Blob([bytes]) }));
+  const { db, pglite } = pgliteHandle(new PGlite({ loadDataDir: new TarBytes(bytes) }));
   await pglite.waitReady;
   return {
     db,
@@ -92,7 +106,7 @@ function seededDataDir(): Promise<Uint8Array> {
     const migrated = await migratedDataDir();
     const hash = createHash('sha256').update(process.env[RUN_ID]!).update(migrated);
     for (const file of ['example-site/seed.ts', 'example-site/content-store.ts']) hash.update(readFileSync(new URL(file, root)));
-    return cachedDataDir(`ead-test-pglite-seeded-${hash.digest('hex').slice(0, 16)}.tar`, () => new PGlite({ loadDataDir: new Blob([migrated]) }), seedDemoContent);
+    return cachedDataDir(`ead-test-pglite-seeded-${hash.digest('hex').slice(0, 16)}.tar`, () => new PGlite({ loadDataDir: new TarBytes(migrated) }), seedDemoContent);
   })());
 }
 
