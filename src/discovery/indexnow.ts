@@ -8,6 +8,7 @@ import { PATHS } from '../paths.js';
 import { siteNoindexForQuery } from '../settings/effective-settings.js';
 import { documentRoute } from './document-route.js';
 import { pageVersions } from './sitemap.js';
+import { deadlineSignal } from '../http/deadline.js';
 
 /** Change-feed entries read per statement. */
 const READ_PAGE = 500;
@@ -109,12 +110,13 @@ export function startIndexNow(ctx: AgentContext, o: ResolvedIndexNow, base: stri
 
   /** One POST: `ok`, `retry` (429, 5xx, timeout, network) or `rejected` (any other answer, reported). */
   async function submit(urlList: readonly string[]): Promise<'ok' | 'retry' | 'rejected'> {
+    const deadline = deadlineSignal(REQUEST_TIMEOUT_MS, stop.signal);
     try {
       const res = await fetch(o.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8' },
         body: JSON.stringify({ host, key: o.key, keyLocation, urlList }),
-        signal: AbortSignal.any([stop.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+        signal: deadline.signal,
       });
       await res.arrayBuffer().catch(() => undefined);
       if (res.status === 200 || res.status === 202) return 'ok';
@@ -128,6 +130,8 @@ export function startIndexNow(ctx: AgentContext, o: ResolvedIndexNow, base: stri
       if (closed) return 'retry';
       warn(`${o.endpoint} did not answer (${error instanceof Error ? error.message : String(error)}); retrying`);
       return 'retry';
+    } finally {
+      deadline.clear();
     }
   }
 

@@ -6,6 +6,7 @@
 import { helpers, jwkToKeyID, verify as verifyWebBotAuth, type VerificationParams } from 'web-bot-auth';
 import { verifierFromJWK } from 'web-bot-auth/crypto';
 import { isInnerList, parseDictionary, parseItem, serializeInnerList, serializeItem, Token, type InnerList, type Item } from 'structured-headers';
+import { deadlineSignal } from '../http/deadline.js';
 
 /**
  * Operators that sign their agents' requests and publish a key directory at
@@ -429,18 +430,23 @@ async function fetchDirectory(
   options: DirectoryCacheOptions,
   closed: AbortSignal,
 ): Promise<{ keys: DirectoryKeys; lifetimeMs: number }> {
-  const signal = AbortSignal.any([closed, AbortSignal.timeout(options.timeoutMs)]);
-  const response = await options.fetch(`${origin}${SIGNATURES_DIRECTORY_PATH}`, {
-    signal,
-    redirect: 'manual',
-    headers: { accept: `${DIRECTORY_MEDIA_TYPE}, application/json;q=0.9` },
-  });
-  if (response.status !== 200) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`directory answered ${response.status}`);
+  // The deadline covers the body too; it holds its timer (see deadlineSignal: not AbortSignal.any + timeout).
+  const deadline = deadlineSignal(options.timeoutMs, closed);
+  try {
+    const response = await options.fetch(`${origin}${SIGNATURES_DIRECTORY_PATH}`, {
+      signal: deadline.signal,
+      redirect: 'manual',
+      headers: { accept: `${DIRECTORY_MEDIA_TYPE}, application/json;q=0.9` },
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`directory answered ${response.status}`);
+    }
+    const text = await readBounded(response, options.maxBytes);
+    return { keys: await parseDirectory(text), lifetimeMs: directoryLifetimeMs(response.headers) };
+  } finally {
+    deadline.clear();
   }
-  const text = await readBounded(response, options.maxBytes);
-  return { keys: await parseDirectory(text), lifetimeMs: directoryLifetimeMs(response.headers) };
 }
 
 /** The body as UTF-8, read chunk by chunk and abandoned as soon as it passes `maxBytes`. */
