@@ -354,7 +354,9 @@ describe('the packed package', { timeout: 3 * STEP_TIMEOUT_MS }, () => {
 
   it('ships compiled code for everything imported, templates, LICENSE and README; no sources or maps', () => {
     const paths = packedFiles.map((f) => f.path);
-    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk', 'templates/agent_admin_agents.njk', 'data/agent-catalogue.json', 'data/ai-referrers.json']) {
+    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/markdown/convert-worker.js', 'dist/src/cli/main.js', 'dist/migrations/index.js', 'dist/migrations/0001_content_schema.js', 'dist/migrations/0002_agent_settings.js', 'templates/agent_admin_layout.njk', 'templates/agent_admin_settings.njk', 'templates/_agent_content.njk', 'templates/agent_api_help.njk', 'templates/agent_admin_agents.njk', 'data/agent-catalogue.json', 'data/ai-referrers.json',
+      // The CMS guides tell a user to copy these out of node_modules/express-agent-discovery/.
+      'examples/cms/strapi/setup.sh', 'examples/cms/strapi/host.mjs', 'examples/cms/directus/setup.sh', 'examples/cms/directus/host.mjs']) {
       assert.ok(paths.includes(required), `missing ${required}`);
     }
     const bin = packedFiles.find((f) => f.path === 'dist/src/cli/main.js')!;
