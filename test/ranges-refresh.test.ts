@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../src/cli/run.js';
-import { createRangesSource } from '../src/traffic/agent-ranges.js';
+import { AGENT_RANGES_FILE, createRangesSource, readAgentRanges } from '../src/traffic/agent-ranges.js';
 import { parseAddress, rangeListHas } from '../src/traffic/ip-ranges.js';
 
 describe('ranges --refresh', () => {
@@ -71,6 +71,20 @@ describe('ranges --refresh', () => {
     assert.equal(rangeListHas(source.current().lists.get('gptbot')![0]!, v4('203.0.113.5')), true, 'read again without a restart');
     const listed = await run('--file', file());
     assert.match(listed.out, /bot-a: 3 prefixes of A \(gptbot\)/);
+  });
+
+  it('every instance shares one read of an unchanged file; a changed file is read again', async () => {
+    assert.equal(readAgentRanges(AGENT_RANGES_FILE), readAgentRanges(AGENT_RANGES_FILE), 'the shipped file, read once');
+    assert.equal(createRangesSource(AGENT_RANGES_FILE).current(), readAgentRanges(AGENT_RANGES_FILE));
+    write();
+    const first = readAgentRanges(file());
+    assert.equal(readAgentRanges(file()), first);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    writeFileSync(file(), readFileSync(file(), 'utf8').replace('192.0.2.0/25', '192.0.2.0/26'));
+    const again = readAgentRanges(file());
+    assert.notEqual(again, first, 'a new modification time: read again');
+    assert.equal(rangeListHas(again.lists.get('gptbot')![0]!, parseAddress('192.0.2.100')!), false);
+    assert.equal(rangeListHas(first.lists.get('gptbot')![0]!, parseAddress('192.0.2.100')!), true);
   });
 
   for (const [what, answer, message] of [
