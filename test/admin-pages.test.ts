@@ -401,10 +401,10 @@ describe('settings schema', () => {
   });
 });
 
-describe('the admin router in an Express 4 host [pglite]', () => {
+describe(`the admin router in an Express 4 host [${surfaceBackends[0]!.name}]`, () => {
   it('answers the administrator, 404s everyone else, and refuses a POST without the token', async () => {
     const express4 = createRequire(import.meta.url)('express4') as () => express.Express;
-    const demo = await openDemoDatabase(backends[0]!);
+    const demo = await openDemoDatabase(surfaceBackends[0]!);
     try {
       const agent = await createAgentDiscovery({ siteTitle: 'Express 4 host', languages: ['en', 'nl'], baseUrl: 'https://four.example', database: { kysely: demo.db }, isAdmin: async (req) => req.get('x-test-admin') === 'yes' });
       const app = express4();

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { Kysely } from 'kysely';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { anonymousVisible, sql, type Database } from '../src/index.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { notMeta } from '../src/content/visibility.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { callOk, connectMcp } from './support/mcp-client.js';
@@ -62,7 +62,7 @@ async function visibleIds(db: Kysely<Database>): Promise<Set<number>> {
 const sorted = (s: Iterable<number>) => [...s].sort((a, b) => a - b);
 const HOUR = 3_600_000;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the change feed [${backend.name}]`, () => {
     let site: RunningSite;
     let db: Kysely<Database>;

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
-import { backends, surfaceBackends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, type Listening } from './support/mcp-client.js';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
@@ -105,7 +105,7 @@ describe('a browser agent on another origin reads page Markdown and /id/{id} (De
   let page: Page;
   let welcome: number;
   before(async () => {
-    site = await startExampleSite(backends[0]!);
+    site = await startExampleSite(surfaceBackends[0]!);
     welcome = await idOf(site.content.db, DEMO.welcome);
     const app = express();
     app.get('/', (_req, res) => res.type('html').send('<!doctype html><title>a browser agent</title><p>agent'));

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
-import { backends, surfaceBackends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { listen, type Listening } from './support/mcp-client.js';
 import { idOf, pluginApp } from './support/demo.js';
@@ -76,7 +76,7 @@ describe('agent.markdownNotFound on a host without cors', () => {
   let host: Listening;
   let close: () => Promise<void>;
   before(async () => {
-    const content = await backends[0]!.openSeeded();
+    const content = await surfaceBackends[0]!.openSeeded();
     const { agent } = await pluginApp(content.db);
     const app = express();
     app.use(agent.router);

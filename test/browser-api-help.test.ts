@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { DEMO } from '../example-site/seed.js';
 
@@ -13,7 +13,7 @@ describe('in a real browser (Debian Chromium)', { skip: chromiumSkip }, () => {
   let base: string;
   let browser: Browser;
   before(async () => {
-    running = await startExampleSite(backends[0]!);
+    running = await startExampleSite(surfaceBackends[0]!);
     base = running.origin;
     browser = await launchChromium();
   });

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 
 // A browser-based agent on another origin (SPEC §14): Chromium on one origin fetches the plugin's
@@ -58,7 +58,7 @@ describe('cross-origin reads from a real browser (Debian Chromium)', { skip: chr
   let seen: string[] = [];
 
   before(async () => {
-    demo = await openDemoDatabase(backends[0]!);
+    demo = await openDemoDatabase(surfaceBackends[0]!);
     const about = await demo.id('about');
     publicPaths = ['/llms.txt', '/openapi.json', '/.well-known/api-catalog', '/.well-known/ard.json', '/api/agent/search?text=harbour', `/api/agent/resource/${about}`, `/agent/resource/${about}/markdown`];
     const { agent: corsAgent } = await pluginApp(demo.db, { cors: true, mcp: true });

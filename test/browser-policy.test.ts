@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { LOOPBACK_RANGES } from './support/loopback-ranges.js';
 import { adminCookie } from '../example-site/session.js';
@@ -26,7 +26,7 @@ describe('the Policy page in Chromium', { skip: chromiumSkip }, () => {
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    running = await startExampleSite(backends[0]!, { plugin: { traffic: { flushIntervalMs: 300_000 }, verification: { rangesFile: LOOPBACK_RANGES } } });
+    running = await startExampleSite(surfaceBackends[0]!, { plugin: { traffic: { flushIntervalMs: 300_000 }, verification: { rangesFile: LOOPBACK_RANGES } } });
     base = running.origin;
     for (let i = 0; i < 6; i++) assert.equal((await fetch(`${base}/llms.txt`, { headers: { 'user-agent': GPTBOT } })).status, 200);
     assert.equal((await fetch(`${base}/`, { headers: { 'user-agent': CHROME } })).status, 200);

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type express from 'express';
 import request from 'supertest';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, relatedApp, type EdgeVocabulary } from './support/edge-graph.js';
 import { compatEdgeRoutes } from '../src/facade/compat-edge-routes.js';
 import { relatedRoute } from '../src/facade/related-route.js';
@@ -11,7 +11,7 @@ import { resolveOptions } from '../src/options.js';
 
 const ADMIN = { 'x-test-role': 'admin' };
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`compatibility edge model API [${backend.name}]`, () => {
     let content: TestDatabase;
     let vocab: EdgeVocabulary;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { sql, type Kysely, type KyselyPlugin } from 'kysely';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import type { AgentDiscovery } from '../src/index.js';
@@ -25,7 +25,7 @@ const BASE = 'https://site.example';
 const setTitle = (db: Kysely<Database>, id: number, text: string) =>
   sql`UPDATE rsc SET title = jsonb_set(title, '{en}', to_jsonb(${text}::text)) WHERE id = ${id}`.execute(db);
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`exact composition keys [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let templates: string;

@@ -5,7 +5,7 @@ import request from 'supertest';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import type { Express } from 'express';
-import { backends } from './support/backends.js';
+import { backends, surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import { createAgentDiscovery, type AgentDiscovery } from '../src/index.js';
@@ -46,7 +46,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('read' as const), path: fc.nat({ max: 100 }) }),
 );
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`the build cache [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let ids: number[];

@@ -1,14 +1,14 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, type Compilable } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, type EdgeVocabulary } from './support/edge-graph.js';
 import { edgeCandidates, edgePage, edgePageQuery, editorialEdgesQuery, relatedPageQuery, type EdgeCandidateQuery } from '../src/content/edges.js';
 
 /** Edges on the hub, per predicate: enough that an index scan beats a sort of the node's edges. */
 const PER_PREDICATE = 1500;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`edge page query [${backend.name}]`, () => {
     let content: TestDatabase;
     let vocab: EdgeVocabulary;

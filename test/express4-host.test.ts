@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { createRequire } from 'node:module';
 import type express from 'express';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { createAgentDiscovery } from '../src/index.js';
 import { DEMO } from '../example-site/seed.js';
@@ -12,11 +12,11 @@ import { DEMO } from '../example-site/seed.js';
 const express4 = createRequire(import.meta.url)('express4') as () => express.Express;
 
 // Most CMSs in use run Express 4: the plugin's router (built with Express 5) mounted in an Express 4 app.
-describe('the facade in an Express 4 host [pglite]', () => {
+describe(`the facade in an Express 4 host [${surfaceBackends[0]!.name}]`, () => {
   let demo: DemoDatabase;
   let app: express.Express;
   before(async () => {
-    demo = await openDemoDatabase(backends[0]!);
+    demo = await openDemoDatabase(surfaceBackends[0]!);
     const agent = await createAgentDiscovery({ siteTitle: 'Express 4 host', languages: ['en', 'nl'], baseUrl: 'https://four.example', database: { kysely: demo.db } });
     app = express4();
     app.set('query parser', 'extended');

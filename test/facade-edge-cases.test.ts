@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import express, { type Express } from 'express';
 import { sql } from 'kysely';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { insertResource } from '../example-site/content-store.js';
 import { DEMO } from '../example-site/seed.js';
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`facade edge cases [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

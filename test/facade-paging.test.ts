@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
 import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
 import type { Express } from 'express';
@@ -51,7 +51,7 @@ function expectedOrder(items: Item[], sort: string): number[] {
   return listed.sort(cmp[sort]).map((i) => i.id);
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`facade paging [${backend.name}]`, () => {
     let content: TestDatabase;
     let app: Express;

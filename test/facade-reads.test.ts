@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import express, { type Express } from 'express';
 import { sql } from 'kysely';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 import { insertCategory, insertPredicate } from '../example-site/content-store.js';
@@ -13,7 +13,7 @@ const SUMMARY_KEYS = [
   'page_url', 'publication_start', 'requested_language', 'summary', 'title', 'uri',
 ].sort();
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`facade reads [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { Express } from 'express';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { continuationScope, createContinuationCodec } from '../src/http/continuation.js';
 
@@ -24,7 +24,7 @@ async function expect200(app: Express, url: string) {
   return res.body.result;
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`facade parameter validation [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

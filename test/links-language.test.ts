@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { backends, surfaceBackends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { analyze, fetchPage, rawRequest, type DiscoveredLink, type FetchKitPage } from './support/fetchkit.js';
 import { ACCEPT, HOST_FEED, linksByRel, startPageHost, type PageHost } from './support/page-host.js';
@@ -135,7 +135,7 @@ describe('resourceLinks arguments', () => {
   let host: PageHost;
   let demo: DemoDatabase;
   before(async () => {
-    demo = await openDemoDatabase(backends[0]!);
+    demo = await openDemoDatabase(surfaceBackends[0]!);
     host = await startPageHost(demo.db, 'express5');
   });
   after(async () => {

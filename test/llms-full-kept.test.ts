@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { sql } from 'kysely';
 import { DEMO } from '../example-site/seed.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 
 /**
@@ -16,7 +16,7 @@ import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.j
 const BASE = 'https://harbour.example';
 const OPTIONS = { baseUrl: BASE, llmsFull: true } as const;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`llms-full.txt from kept compositions [${backend.name}]`, () => {
     let demo: DemoDatabase;
     before(async () => {

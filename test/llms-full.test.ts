@@ -11,7 +11,7 @@ import { OneBuildAtATime } from '../src/discovery/one-build-at-a-time.js';
 import { resolveOptions } from '../src/options.js';
 import { DEMO } from '../example-site/seed.js';
 import { createExampleSite } from '../example-site/app.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { DEMO_PLUGIN_OPTIONS, openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 
 const BASE = 'https://harbour.example';
@@ -107,7 +107,7 @@ describe('llmsFull option', () => {
   });
 });
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`/llms-full.txt [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

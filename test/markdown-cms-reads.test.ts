@@ -10,7 +10,7 @@ import request from 'supertest';
 import { parseDocument } from 'yaml';
 import type { Express } from 'express';
 import { insertCategory, insertEdges, insertPredicate, insertResource } from '../example-site/content-store.js';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { CORPUS, checkFragment, type Fragment } from './fixtures/markdown-corpus/index.js';
 
@@ -25,7 +25,7 @@ function split(markdown: string): { fm: Record<string, unknown>; body: string } 
   return { fm: doc.toJS() as Record<string, unknown>, body: markdown.slice(m[0].length) };
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`CMS markup read as Markdown over HTTP [${backend.name}]`, () => {
     let demo: DemoDatabase;
     let app: Express;

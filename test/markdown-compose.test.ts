@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory, insertResource } from '../example-site/content-store.js';
 import type { Database } from '../src/db/schema.js';
 import { DEFAULT_PAGE_URL } from '../src/options.js';
@@ -94,7 +94,7 @@ async function seed(db: Kysely<Database>): Promise<Fixture> {
   return { main, ref, deep, privateRef, article, event, empty, publicDoc, secretDoc, cycleA, cycleB, hidden };
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`markdown composition [${backend.name}]`, () => {
     let content: TestDatabase;
     let f: Fixture;

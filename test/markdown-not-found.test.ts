@@ -2,14 +2,14 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
-import { backends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { openDemoDatabase, pluginApp, type DemoDatabase } from './support/demo.js';
 import { DEMO } from '../example-site/seed.js';
 
 const CLAUDE_CODE = 'text/markdown, text/html, */*';
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-for (const backend of backends.slice(0, 1)) {
+for (const backend of surfaceBackends) {
   describe(`Markdown 404s for agents that asked for Markdown [${backend.name}]`, () => {
     let demo: DemoDatabase;
     before(async () => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Browser } from 'playwright-core';
-import { backends, surfaceBackends } from './support/backends.js';
+import { surfaceBackends } from './support/backends.js';
 import { chromiumSkip, launchChromium } from './support/chromium.js';
 import { openDemoDatabase, type DemoDatabase } from './support/demo.js';
 import { rawRequest, startHostApp, type HostApp } from './support/fetchkit.js';
@@ -218,7 +218,7 @@ describe('the card from a page on another origin, in a real browser (Debian Chro
   let otherOrigin: string;
   let browser: Browser;
   before(async () => {
-    demo = await openDemoDatabase(backends[0]!);
+    demo = await openDemoDatabase(surfaceBackends[0]!);
     site = await startHostApp(demo.db, { mcp: true });
     other = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Another origin</title>');

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Request } from 'express';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { pluginApp } from './support/demo.js';
 import { listen, type RawServer } from './support/raw-http.js';
 import { callOk, connectMcp } from './support/mcp-client.js';
@@ -25,7 +25,7 @@ async function post(web: RawServer, headers: Record<string, string>, body = LIST
   return { status: res.status, headers: res.headers, json: JSON.parse(res.body) as Record<string, any> };
 }
 
-const backend = backends[0]!;
+const backend = surfaceBackends[0]!;
 
 describe('MCP endpoint: Origin and Host (DNS rebinding)', () => {
   let content: TestDatabase;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { sql, type Kysely } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory, insertPredicate } from '../example-site/content-store.js';
 import { diagnosePlans, type PlanReport } from '../src/content/plan-doctor.js';
 import { openDatabase } from '../src/db/connection.js';
@@ -77,7 +77,7 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
   return { code, out, err };
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`plan doctor [${backend.name}]`, () => {
     let content: TestDatabase;
     before(async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type express from 'express';
 import fc from 'fast-check';
 import request from 'supertest';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, localPath, relatedApp, type EdgeVocabulary, type NodeKind } from './support/edge-graph.js';
 
 const KINDS: NodeKind[] = ['public', 'public', 'public', 'private', 'unpublished', 'noindex', 'hiddenCategory'];
@@ -29,7 +29,7 @@ const graph = fc
     }),
   );
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`related walk property [${backend.name}]`, () => {
     let content: TestDatabase;
     let vocab: EdgeVocabulary;

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type express from 'express';
 import request from 'supertest';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { edgeVocabulary, insertEdgeRows, insertNodes, localPath, relatedApp, type EdgeVocabulary } from './support/edge-graph.js';
 import { TEST_CONTINUATION_SECRET } from './support/edge-graph.js';
 import { continuationScope, createContinuationCodec } from '../src/http/continuation.js';
@@ -20,7 +20,7 @@ interface RelatedPage {
   limit_reached: boolean;
 }
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`GET /api/agent/related/:id [${backend.name}]`, () => {
     let content: TestDatabase;
     let vocab: EdgeVocabulary;

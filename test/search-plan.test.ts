@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { bootstrapVocabulary, insertCategory } from '../example-site/content-store.js';
 import { searchSelect, type SearchSort } from '../src/content/search.js';
 
@@ -12,7 +12,7 @@ const INDEX: Record<SearchSort, string> = {
   modified: 'rsc_modified_desc_idx',
 };
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`search keyset plan [${backend.name}]`, () => {
     let content: TestDatabase;
     before(async () => {

@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { backends, type TestDatabase } from './support/backends.js';
+import { surfaceBackends, type TestDatabase } from './support/backends.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { readTrafficReport } from '../src/traffic/read-traffic-report.js';
 import { addCounts, foldRareKeys, KEPT_PER_HOUR, OTHER_LANDING, OTHER_RESOURCE, rollUpDays } from '../src/traffic/traffic-store.js';
@@ -14,7 +14,7 @@ import type { CountsBatch, RequestCount } from '../src/traffic/traffic-counts.js
 
 const HOUR = 3_600_000;
 
-for (const backend of backends) {
+for (const backend of surfaceBackends) {
   describe(`traffic report in SQL (${backend.name})`, () => {
     let content: TestDatabase;
     before(async () => {
