@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkip, launchChromium } from './support/chromium.js';
+import { chromiumSkip, launchChromium, saveScreenshot } from './support/chromium.js';
 import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { DEMO } from '../example-site/seed.js';
@@ -28,7 +28,7 @@ for (const backend of surfaceBackends) {
     let page: Page;
     /** Console messages of the admin's tab (a CSP violation is reported there, even with JavaScript off). */
     const consoleMessages: string[] = [];
-    const screenshot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${backend.name.toLowerCase()}-${name}.png`), fullPage: true });
+    const screenshot = (name: string) => saveScreenshot(page, path.join(ARTIFACTS, `${backend.name.toLowerCase()}-${name}.png`));
     before(async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       running = await startExampleSite(backend);
@@ -168,7 +168,7 @@ for (const backend of surfaceBackends) {
         return image.complete && image.naturalWidth > 0;
       }), 'the gallery image loads');
       assert.match(await anon.locator('section.poll').innerText(), /Do you like harbours\?[\s\S]*yes[\s\S]*no/);
-      await anon.screenshot({ path: path.join(ARTIFACTS, `${backend.name.toLowerCase()}-block-showcase.png`), fullPage: true });
+      await saveScreenshot(anon, path.join(ARTIFACTS, `${backend.name.toLowerCase()}-block-showcase.png`));
       await anon.close();
     });
 

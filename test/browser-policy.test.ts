@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumSkip, launchChromium } from './support/chromium.js';
+import { chromiumSkip, launchChromium, saveScreenshot } from './support/chromium.js';
 import { surfaceBackends } from './support/backends.js';
 import { startExampleSite, type RunningSite } from './support/site-harness.js';
 import { LOOPBACK_RANGES } from './support/loopback-ranges.js';
@@ -60,7 +60,7 @@ describe('the Policy page in Chromium', { skip: chromiumSkip }, () => {
     const blocked = Number(/would have blocked (\d+) requests/.exec(summary)?.[1]);
     assert.ok(blocked >= 6, `GPTBot's requests are counted as blocked: ${summary}`);
     assert.match(await page.locator('#preview-agents').innerText(), /gptbot/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'policy-preview.png'), fullPage: true });
+    await saveScreenshot(page, path.join(ARTIFACTS, 'policy-preview.png'));
     await page.click('#save-button');
     assert.match(page.url(), /\/admin\/agent\/policy\?saved=1$/);
     assert.match(await page.locator('#saved').innerText(), /Saved/);
@@ -76,7 +76,7 @@ describe('the Policy page in Chromium', { skip: chromiumSkip }, () => {
     await page.click('#save-button');
     assert.match(await page.locator('#problem').innerText(), /rule 1 field "perMinute"/);
     assert.equal((await fetch(`${base}/llms.txt`, { headers: { 'user-agent': GPTBOT } })).status, 403, 'the saved policy still holds');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'policy-refused.png'), fullPage: true });
+    await saveScreenshot(page, path.join(ARTIFACTS, 'policy-refused.png'));
     assert.deepEqual(problems, []);
   });
 });

@@ -13,8 +13,10 @@ import { seedDemoContent } from '../../example-site/seed.js';
 import { REPO_ROOT } from './repo.js';
 
 /**
- * The backends every suite runs against: embedded PGlite always, and real PostgreSQL when
- * DATABASE_URL is set. Each PostgreSQL suite gets a fresh database of its own, dropped afterwards.
+ * The backends of the engine suites (what PGlite does differently from a PostgreSQL server: its one
+ * connection, its data directory, migrations, writes, and the visibility and leak promises):
+ * embedded PGlite always, and real PostgreSQL when DATABASE_URL is set. Each PostgreSQL suite gets a
+ * fresh database of its own, dropped afterwards. Every other suite takes `surfaceBackends` (below).
  * TEST_PREPARED_STATEMENTS=1 opens PostgreSQL with the `preparedStatements` option on.
  */
 export interface Backend {
@@ -285,12 +287,12 @@ export const backends: Backend[] = [
 ];
 
 /**
- * The backends of a suite about the HTTP surface rather than the content's SQL: formats, headers,
- * discovery documents, negotiation, MCP framing, browsers and the end-to-end walks (crawl, check)
- * over the demo content. Their answers come from the same queries the content suites check on both
- * backends, so they run on one: real PostgreSQL when DATABASE_URL is set (as in CI: the embedded
- * PGlite costs a suite about 1.7 times the CPU, in the suite's own process), else PGlite.
- * `TEST_BACKENDS=all` runs them on every backend. The content suites (visibility, caching, pushing,
- * paging, search, faults, leaks, migrations) keep `backends`, both passes. See docs/testing.md.
+ * The backends of every suite that is not an engine suite (`backends`): what an answer looks like
+ * (formats, headers, discovery documents, negotiation, MCP framing, browsers, the end-to-end walks)
+ * and what Node makes of the rows (composition, the build cache, llms-full.txt, paging, related, the
+ * change feed, plans). They run the statements the engine suites check on both backends, so they run
+ * on one: real PostgreSQL when DATABASE_URL is set (as in CI: the harder case for their races, and
+ * the embedded PGlite costs a suite about 1.7 times the CPU, in the suite's own process), else
+ * PGlite. `TEST_BACKENDS=all` runs them on every backend. See docs/testing.md.
  */
 export const surfaceBackends: Backend[] = process.env.TEST_BACKENDS === 'all' ? backends : backends.slice(-1);
