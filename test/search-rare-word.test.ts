@@ -118,7 +118,9 @@ for (const backend of backends) {
         for (const [word, [least, most]] of Object.entries(sizes)) {
           const expected = await expectedIds(content.db, listed, word, sort);
           assert.ok(expected.length >= least && expected.length <= most, `${word}: ${expected.length}`);
-          assert.deepEqual(await keysetWalk(content.db, { text: word, sort, siteNoindex: false }, 20), expected, word);
+          // Pages of 20, or of 60 through the words with thousands of matches (each walk still crosses
+          // the walk's row bound many times; a third of the statements).
+          assert.deepEqual(await keysetWalk(content.db, { text: word, sort, siteNoindex: false }, expected.length > 1000 ? 60 : 20), expected, word);
           for (const pagelen of [1, 7, 100]) {
             for (const offset of [pagelen, 13 * pagelen, 2000]) {
               const page = await pageOf(content.db, word, sort, { offset, limit: pagelen + 1 });
