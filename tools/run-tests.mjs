@@ -32,9 +32,7 @@ const ALONE = new Set(['test/fault-load.test.ts', 'test/scale-out.test.ts']);
  * so not beside the whole pool's longest files; they start as the pool drains (beside at most its last
  * short files), instead of waiting for the pool's last file to end with a core idle.
  */
-const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']);
-/** The PAIRED files in the order they start: the longer first (22 s against 16 s in a clean-clone run), so they end together. */
-const PAIRED_ORDER = [...PAIRED];
+const PAIRED = new Set(['test/database-faults.test.ts', 'test/aborted-requests.test.ts']); // started in this order: the longer first (22 s against 16 s in a clean-clone run)
 
 /**
  * Files that need a process of their own even in a whole run: they count what module-level state
@@ -94,7 +92,7 @@ const pooled = [
   ...(given.length ? [] : [TYPECHECK]),
   ...all.filter((f) => !ALONE.has(f) && !PAIRED.has(f) && !groupable(f)).sort((a, b) => rank(a) - rank(b)),
   ...groups,
-  ...PAIRED_ORDER.filter((f) => all.includes(f)),
+  ...[...PAIRED].filter((f) => all.includes(f)),
 ];
 const alone = all.filter((f) => ALONE.has(f));
 /**
